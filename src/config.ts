@@ -1,0 +1,238 @@
+/**
+ * The only module that reads process.env. Every variable is validated at once; a bad environment
+ * lists every problem and the process exits non-zero (see README "Configuration").
+ */
+import { cpus } from 'node:os'
+import * as v from 'valibot'
+
+const intString = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  )
+
+const urlString = (name: string, protocols: string[]) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((s) => {
+      try {
+        return protocols.includes(new URL(s).protocol)
+      } catch {
+        return false
+      }
+    }, `${name} must be a URL with protocol ${protocols.join(' or ')}`),
+  )
+
+const onOff = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.toLowerCase(),
+    v.picklist(['on', 'off', 'true', 'false', '1', '0', ''], `${name} must be on or off`),
+    v.transform((s) => s === 'on' || s === 'true' || s === '1'),
+  )
+
+const list = v.pipe(
+  v.string(),
+  v.transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  ),
+)
+
+const snowflakeList = (name: string) =>
+  v.pipe(list, v.check((xs) => xs.every((x) => /^\d{1,20}$/.test(x)), `${name} must be a comma list of Discord ids`))
+
+/** Rate limits: `off`, or overrides like `bind=10/60,log=30/60,callbacks=100/10,rpc=100/10` (points/seconds). */
+const RateLimitsSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check(
+    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc)=\d+\/\d+\s*)*$/.test(s),
+    'RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
+  ),
+  v.transform((s): RateLimits | null => {
+    if (s === 'off') return null
+    const limits: RateLimits = { ...DEFAULT_RATE_LIMITS }
+    for (const part of s.split(',').filter((p) => p.trim() !== '')) {
+      const [name, spec] = part.trim().split('=') as [keyof RateLimits, string]
+      const [points, seconds] = spec.split('/').map(Number) as [number, number]
+      limits[name] = { points, seconds }
+    }
+    return limits
+  }),
+)
+
+/** One rate limit: `points` requests per `seconds` per client IP. */
+export interface RateLimit {
+  points: number
+  seconds: number
+}
+
+/** The four limited routes of the spec. */
+export interface RateLimits {
+  bind: RateLimit
+  log: RateLimit
+  callbacks: RateLimit
+  rpc: RateLimit
+}
+
+/** The spec's limits (Limits table). */
+export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
+  bind: { points: 10, seconds: 60 },
+  log: { points: 30, seconds: 60 },
+  callbacks: { points: 100, seconds: 10 },
+  rpc: { points: 100, seconds: 10 },
+})
+
+const EnvSchema = v.object({
+  PORT: v.optional(intString('PORT', 0, 65535), '8080'),
+  HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'HOST must not be empty')), '0.0.0.0'),
+  FRONT_WORKERS: v.optional(intString('FRONT_WORKERS', 1, 256), String(cpus().length)),
+  REDIS_URL: v.optional(urlString('REDIS_URL', ['redis:', 'rediss:']), 'redis://127.0.0.1:6379'),
+  REDIS_PREFIX: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'REDIS_PREFIX must be 1-40 characters of letters, digits, _ . -')),
+    'pl',
+  ),
+  DATABASE_URL: v.optional(urlString('DATABASE_URL', ['mysql:', 'mariadb:']), 'mysql://root@127.0.0.1:3306/presence_link'),
+  GAME_PLATFORM_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'GAME_PLATFORM_NAME must not be empty')), 'Roblox'),
+  TRUST_PROXY: v.optional(list, ''),
+  MAX_CODES_PER_REQUEST: v.optional(intString('MAX_CODES_PER_REQUEST', 1, 10000), '200'),
+  API_KEY: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 16, 'API_KEY must be at least 16 characters')), ''),
+  ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
+  RATE_LIMITS: v.optional(RateLimitsSchema, ''),
+  BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
+  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
+  METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
+  DISCORD_TOKEN: v.optional(v.string(), ''),
+  DISCORD_API: v.optional(v.pipe(v.string(), v.trim()), ''),
+  SHARD_COUNT: v.optional(intString('SHARD_COUNT', 1, 4096), '1'),
+  SHARD_IDS: v.optional(v.pipe(list, v.check((xs) => xs.every((x) => /^\d+$/.test(x)), 'SHARD_IDS must be a comma list of shard numbers')), ''),
+  GUILD_WHITELIST: v.optional(snowflakeList('GUILD_WHITELIST'), ''),
+  STAFF_ROLE_ID: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^(\d{1,20})?$/, 'STAFF_ROLE_ID must be a Discord id')), ''),
+  MESSAGE_CONTENT: v.optional(onOff('MESSAGE_CONTENT'), 'off'),
+  COMMAND_SCOPE: v.optional(v.picklist(['guild', 'global'], 'COMMAND_SCOPE must be guild or global'), 'guild'),
+  MESSAGE_RETENTION_DAYS: v.optional(intString('MESSAGE_RETENTION_DAYS', 0, 365), '7'),
+  SANDBOX_PORT: v.optional(intString('SANDBOX_PORT', 0, 65535), '8090'),
+})
+
+/** The validated, frozen configuration. */
+export type Config = Readonly<{
+  port: number
+  host: string
+  frontWorkers: number
+  redisUrl: string
+  redisPrefix: string
+  databaseUrl: string
+  gamePlatformName: string
+  trustProxy: readonly string[]
+  maxCodesPerRequest: number
+  apiKey: string
+  robloxUsersApi: string
+  rateLimits: RateLimits | null
+  bindTimeoutMs: number
+  logLevel: string
+  metricsPort: number
+  discordToken: string
+  discordApi: string
+  shardCount: number
+  shardIds: readonly number[]
+  guildWhitelist: readonly string[]
+  staffRoleId: string
+  messageContent: boolean
+  commandScope: 'guild' | 'global'
+  messageRetentionDays: number
+  sandboxPort: number
+}>
+
+/** Result of reading an environment: the config, or every problem found. */
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] }
+
+/** Validates an environment (pure: pass `process.env` or a test object). */
+export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
+  const input: Record<string, string> = {}
+  for (const key of Object.keys(EnvSchema.entries)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') input[key] = value
+  }
+  const result = v.safeParse(EnvSchema, input, { abortEarly: false, abortPipeEarly: false })
+  if (!result.success) {
+    return { ok: false, problems: result.issues.map((i) => `${v.getDotPath(i) ?? 'env'}: ${i.message}`) }
+  }
+  const o = result.output
+  const problems: string[] = []
+  const shardIds = o.SHARD_IDS.length === 0 ? [...Array(o.SHARD_COUNT).keys()] : o.SHARD_IDS.map(Number)
+  if (shardIds.some((id) => id >= o.SHARD_COUNT)) problems.push(`SHARD_IDS: every shard id must be below SHARD_COUNT (${o.SHARD_COUNT})`)
+  for (const entry of o.TRUST_PROXY) {
+    if (!isIpOrCidr(entry)) problems.push(`TRUST_PROXY: ${JSON.stringify(entry)} is not an IP address or CIDR range`)
+  }
+  if (o.DISCORD_API !== '' && !/^https?:\/\//.test(o.DISCORD_API)) problems.push('DISCORD_API must be an http(s) URL')
+  if (problems.length > 0) return { ok: false, problems }
+  return {
+    ok: true,
+    config: Object.freeze({
+      port: o.PORT,
+      host: o.HOST,
+      frontWorkers: o.FRONT_WORKERS,
+      redisUrl: o.REDIS_URL,
+      redisPrefix: o.REDIS_PREFIX,
+      databaseUrl: o.DATABASE_URL,
+      gamePlatformName: o.GAME_PLATFORM_NAME,
+      trustProxy: Object.freeze([...o.TRUST_PROXY]),
+      maxCodesPerRequest: o.MAX_CODES_PER_REQUEST,
+      apiKey: o.API_KEY,
+      robloxUsersApi: o.ROBLOX_USERS_API.replace(/\/+$/, ''),
+      rateLimits: o.RATE_LIMITS,
+      bindTimeoutMs: o.BIND_TIMEOUT_MS,
+      logLevel: o.LOG_LEVEL,
+      metricsPort: o.METRICS_PORT,
+      discordToken: o.DISCORD_TOKEN.trim(),
+      discordApi: o.DISCORD_API.replace(/\/+$/, ''),
+      shardCount: o.SHARD_COUNT,
+      shardIds: Object.freeze(shardIds),
+      guildWhitelist: Object.freeze([...o.GUILD_WHITELIST]),
+      staffRoleId: o.STAFF_ROLE_ID,
+      messageContent: o.MESSAGE_CONTENT,
+      commandScope: o.COMMAND_SCOPE,
+      messageRetentionDays: o.MESSAGE_RETENTION_DAYS,
+      sandboxPort: o.SANDBOX_PORT,
+    }),
+  }
+}
+
+function isIpOrCidr(entry: string): boolean {
+  const [ip, bits, extra] = entry.split('/')
+  if (extra !== undefined || ip === undefined) return false
+  const family = ipFamily(ip)
+  if (family === 0) return false
+  if (bits === undefined) return true
+  if (!/^\d{1,3}$/.test(bits)) return false
+  return Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+function ipFamily(ip: string): 0 | 4 | 6 {
+  if (/^(\d{1,3})(\.\d{1,3}){3}$/.test(ip)) return ip.split('.').every((o) => Number(o) <= 255) ? 4 : 0
+  return /^[0-9a-fA-F:.]+$/.test(ip) && ip.includes(':') ? 6 : 0
+}
+
+let loaded: Config | undefined
+
+/** Reads process.env once; on problems prints every one and exits with status 78 (EX_CONFIG). */
+export function loadConfig(overrides: Record<string, string | undefined> = {}): Config {
+  if (loaded !== undefined && Object.keys(overrides).length === 0) return loaded
+  const result = parseConfig({ ...process.env, ...overrides })
+  if (!result.ok) {
+    process.stderr.write(`presence-link: invalid configuration:\n${result.problems.map((p) => `  - ${p}`).join('\n')}\n`)
+    process.exit(78)
+  }
+  if (Object.keys(overrides).length === 0) loaded = result.config
+  return result.config
+}

@@ -1,0 +1,24 @@
+/** Runs the migrations (a static list, so it works the same from TypeScript sources and compiled output). */
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import * as core from './migrations/0001-core.js'
+
+/** Every migration in order; new ones are appended here. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-core': core,
+}
+
+/** Migrates to the latest version; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  })
+  const result = await migrator.migrateToLatest()
+  if (result.error !== undefined) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, { cause: result.error })
+  }
+  return result
+}

@@ -1,0 +1,66 @@
+/** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL). */
+import type { ColumnType, Generated } from 'kysely'
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>
+
+/** `codes`: one row per code ever issued. */
+export interface CodesTable {
+  code: string
+  chat_user_id: string
+  state: 'active' | 'banned' | 'invalidated' | 'revoked'
+  paused: ColumnType<boolean, boolean | undefined, boolean>
+  platform_user_id: string | null
+  platform_username: string | null
+  created_at: CreatedAt
+  bound_at: Date | null
+  updated_at: Date
+}
+
+/** `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */
+export interface ApiKeysTable {
+  id: string
+  name: string
+  secret_hash: string
+  created_at: CreatedAt
+  revoked_at: Date | null
+}
+
+/** `log_entries`: every accepted log event, from the API, the gateway or the service itself. */
+export interface LogEntriesTable {
+  id: Generated<string>
+  dedupe_key: string
+  category: 'server' | 'ingame' | 'moderation'
+  event_type: string
+  description: string
+  platform_username: string | null
+  platform_user_id: string | null
+  issued_by: string | null
+  code: string | null
+  source: string
+  source_ip: string | null
+  data: string | null
+  received_at: Date
+  created_at: CreatedAt
+}
+
+/** `infractions`: moderation entries that named an existing code, attached to its chat user. */
+export interface InfractionsTable {
+  id: Generated<string>
+  log_entry_id: string
+  code: string
+  chat_user_id: string
+  platform_user_id: string | null
+  platform_username: string | null
+  event_type: string
+  description: string
+  issued_by: string | null
+  created_at: CreatedAt
+}
+
+/** The whole schema as Kysely sees it. */
+export interface Database {
+  codes: CodesTable
+  api_keys: ApiKeysTable
+  log_entries: LogEntriesTable
+  infractions: InfractionsTable
+}

@@ -1,0 +1,254 @@
+/**
+ * The HTTP front: the spec's four endpoints plus health checks, on hyper-express. It reads only Redis
+ * (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request path.
+ */
+import { randomUUID } from 'node:crypto'
+import HyperExpress, { type Request, type Response } from 'hyper-express'
+import * as v from 'valibot'
+import type { Config } from '../config.js'
+import { ErrorCode } from '../lib/error-codes.js'
+import type { Logger } from '../lib/logger.js'
+import type { KeyVerifier } from '../auth/api-key-store.js'
+import { BindRequestSchema } from '../schemas/bind-request.js'
+import { toFieldIssues } from '../schemas/fields.js'
+import type { BindJob, BindJobResult, LogJob } from '../schemas/jobs.js'
+import { isLogCategory, LogRequestSchema } from '../schemas/log-request.js'
+import type { CodeLookup } from '../store/code-lookup.js'
+import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../text/blocks.js'
+import { parseCodesPath } from '../text/codes-path.js'
+import type { ClientIpResolver } from './client-ip.js'
+import type { LimitedRoute, RateLimitCheck } from './rate-limiter.js'
+import {
+  bindReply,
+  jsonError,
+  jsonOk,
+  queueUnavailable,
+  rateLimitedJson,
+  rateLimitedText,
+  send,
+  textError,
+  unauthorized,
+  validationFailed,
+  type Reply,
+} from './respond.js'
+
+/** Largest accepted JSON body, in bytes. */
+export const MAX_BODY_BYTES = 16 * 1024
+
+/** Hooks for metrics; every method is optional. */
+export interface FrontObserver {
+  request?(route: string, status: number, seconds: number, error: string | undefined): void
+  rateLimited?(route: LimitedRoute): void
+  codesPerRequest?(route: 'callbacks' | 'rpc', count: number): void
+  bindOutcome?(status: string): void
+}
+
+/** Everything the front needs, built by the entry point (real clients in production and in tests). */
+export interface FrontDeps {
+  config: Config
+  log: Logger
+  lookup: CodeLookup
+  verifyKey: KeyVerifier
+  rateLimit: RateLimitCheck
+  clientIp: ClientIpResolver
+  /** Enqueues a bind job and waits for its result; null when it did not finish in time. Throws when Redis is down. */
+  submitBind(job: BindJob): Promise<BindJobResult | null>
+  /** Enqueues a log job durably under `jobId`. Throws when Redis is down. */
+  submitLog(job: LogJob, jobId: string): Promise<void>
+  /** Reachability of Redis and MySQL. */
+  checkReady(): Promise<{ redis: boolean; mysql: boolean }>
+  observer?: FrontObserver
+}
+
+interface Ctx {
+  route: string
+  requestId: string
+  ip: string
+  started: bigint
+}
+
+type Handler = (req: Request, res: Response, ctx: Ctx) => Promise<Reply>
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** Builds the server with every route; the caller listens and closes it. */
+export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
+  // hyper-express enforces this limit with an empty 413; ours (MAX_BODY_BYTES) answers first with a JSON reason.
+  const app = new HyperExpress.Server({ max_body_length: 1024 * 1024, trust_proxy: false })
+  const { log, observer } = deps
+
+  const finish = (res: Response, ctx: Ctx, reply: Reply) => {
+    send(res, reply, ctx.requestId)
+    const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
+    observer?.request?.(ctx.route, reply.status, seconds, reply.error)
+    if (reply.status >= 500) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
+    else if (reply.status >= 400 || ctx.route === 'bind' || ctx.route === 'log') {
+      log.info({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error, ms: Math.round(seconds * 1000) }, 'request')
+    }
+  }
+
+  const wrap = (route: string, handler: Handler) => (req: Request, res: Response) => {
+    // uWS request data is only valid synchronously: read the IP and headers before any await.
+    const given = req.headers['x-request-id']
+    const ctx: Ctx = {
+      route,
+      requestId: given !== undefined && REQUEST_ID.test(given) ? given : randomUUID(),
+      ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']),
+      started: process.hrtime.bigint(),
+    }
+    handler(req, res, ctx).then(
+      (reply) => finish(res, ctx, reply),
+      (err: unknown) => {
+        log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
+        finish(res, ctx, ctx.route === 'callbacks' || ctx.route === 'rpc'
+          ? textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' })
+          : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }))
+      },
+    )
+  }
+
+  const limited = async (route: LimitedRoute, ctx: Ctx, text: boolean): Promise<Reply | null> => {
+    const outcome = await deps.rateLimit(route, ctx.ip)
+    if (outcome.ok) return null
+    observer?.rateLimited?.(route)
+    return text
+      ? rateLimitedText(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds)
+      : rateLimitedJson(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds)
+  }
+
+  const readJson = async (req: Request): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }> => {
+    const type = req.headers['content-type']
+    if (type !== undefined && !/^(?:application\/(?:[\w.+-]+\+)?json|text\/plain)\b/i.test(type)) {
+      return { ok: false, reply: jsonError(415, ErrorCode.UnsupportedMediaType, 'the body must be JSON: send Content-Type: application/json') }
+    }
+    const declared = Number(req.headers['content-length'] ?? '0')
+    const tooLarge = jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${MAX_BODY_BYTES} bytes`)
+    if (declared > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
+    const raw = await req.buffer()
+    if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
+    try {
+      return { ok: true, value: JSON.parse(raw.toString('utf8')) }
+    } catch {
+      return { ok: false, reply: jsonError(422, ErrorCode.InvalidJson, 'the body is not valid JSON') }
+    }
+  }
+
+  const keyName = new WeakMap<Request, string>()
+  const authorizeAs = async (req: Request): Promise<Reply | null> => {
+    const check = await deps.verifyKey(req.headers.authorization)
+    if (!check.ok) return unauthorized(check.message)
+    keyName.set(req, check.name)
+    return null
+  }
+  const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler =>
+    async (req, _res, ctx) => {
+      const raw = req.path_parameters.codes ?? ''
+      const rejected = await limited(route, ctx, true)
+      if (rejected !== null) return rejected
+      const parsed = parseCodesPath(raw, deps.config.maxCodesPerRequest)
+      if (!parsed.ok) {
+        return textError(400, parsed.reason === 'too_many_codes' ? ErrorCode.TooManyCodes : ErrorCode.NoUsableCode, parsed.message)
+      }
+      observer?.codesPerRequest?.(route, parsed.codes.length)
+      const views = await deps.lookup(parsed.codes)
+      let body = ''
+      for (let i = 0; i < parsed.codes.length; i++) body += render(parsed.codes[i]!, views[i]!)
+      return { status: 200, type: 'text', body }
+    }
+
+  const noCodes = (route: 'callbacks' | 'rpc'): Handler => async (_req, _res, ctx) => {
+    const rejected = await limited(route, ctx, true)
+    return rejected ?? textError(400, ErrorCode.NoUsableCode, 'no usable code in the path: codes are 4 characters A-Z or 0-9, separated by &')
+  }
+
+  app.get('/api/v1/callbacks/:codes', wrap('callbacks', blocks('callbacks', renderCallbackBlock)))
+  app.get('/api/v1/rpc/:codes', wrap('rpc', blocks('rpc', renderRpcBlock)))
+  for (const route of ['callbacks', 'rpc'] as const) {
+    app.get(`/api/v1/${route}`, wrap(route, noCodes(route)))
+    app.get(`/api/v1/${route}/`, wrap(route, noCodes(route)))
+  }
+
+  app.post('/api/v1/bind', wrap('bind', async (req, _res, ctx) => {
+    const rejected = (await limited('bind', ctx, false)) ?? (await authorizeAs(req))
+    if (rejected !== null) return rejected
+    const body = await readJson(req)
+    if (!body.ok) return body.reply
+    const parsed = v.safeParse(BindRequestSchema, body.value, { abortPipeEarly: true })
+    if (!parsed.success) return validationFailed(toFieldIssues(parsed.issues))
+    const b = parsed.output
+    let result: BindJobResult | null
+    try {
+      result = await deps.submitBind({
+        code: b.code,
+        platformUsername: b.platform_username,
+        platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
+        source: `api:${keyName.get(req) ?? 'unknown'}`,
+        requestId: ctx.requestId,
+      })
+    } catch (err) {
+      log.error({ err, reqId: ctx.requestId }, 'bind could not be queued')
+      return queueUnavailable()
+    }
+    if (result === null) {
+      return jsonError(503, ErrorCode.BindTimeout, 'the bind is taking too long; retry (a retry is safe)', {}, { 'retry-after': '2' })
+    }
+    observer?.bindOutcome?.(result.status === 'error' ? `error_${result.reason}` : result.status)
+    return bindReply(result)
+  }))
+
+  app.post('/api/v1/log/:category', wrap('log', async (req, _res, ctx) => {
+    const category = req.path_parameters.category ?? ''
+    const rejected = (await limited('log', ctx, false)) ?? (await authorizeAs(req))
+    if (rejected !== null) return rejected
+    if (!isLogCategory(category)) {
+      return jsonError(400, ErrorCode.UnknownCategory, `unknown category ${JSON.stringify(category.slice(0, 40))}: use server, ingame or moderation`)
+    }
+    const body = await readJson(req)
+    if (!body.ok) return body.reply
+    const parsed = v.safeParse(LogRequestSchema, body.value, { abortPipeEarly: true })
+    if (!parsed.success) return validationFailed(toFieldIssues(parsed.issues))
+    const b = parsed.output
+    if (b.code !== undefined && b.code !== null && (typeof b.code !== 'string' || !/^[A-Z0-9]{4}$/.test(b.code))) {
+      return jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
+    }
+    const jobId = randomUUID()
+    try {
+      await deps.submitLog(
+        {
+          category,
+          eventType: b.event_type,
+          description: b.description,
+          platformUsername: b.platform_username ?? null,
+          platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
+          issuedBy: b.issued_by ?? null,
+          code: typeof b.code === 'string' ? b.code : null,
+          source: `api:${keyName.get(req) ?? 'unknown'}`,
+          sourceIp: ctx.ip,
+          receivedAt: Date.now(),
+        },
+        jobId,
+      )
+    } catch (err) {
+      log.error({ err, reqId: ctx.requestId }, 'log could not be queued')
+      return queueUnavailable()
+    }
+    return jsonOk({ status: 'logged', category })
+  }))
+
+  app.get('/healthz', wrap('healthz', async () => ({ status: 200, type: 'text', body: 'ok\n' })))
+  app.get('/readyz', wrap('readyz', async () => {
+    const r = await deps.checkReady()
+    const ok = r.redis && r.mysql
+    return { status: ok ? 200 : 503, type: 'json', body: JSON.stringify({ status: ok ? 'ready' : 'not_ready', redis: r.redis ? 'ok' : 'down', mysql: r.mysql ? 'ok' : 'down' }) }
+  }))
+
+  app.set_not_found_handler((req, res) => {
+    const ctx: Ctx = { route: 'not_found', requestId: randomUUID(), ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']), started: process.hrtime.bigint() }
+    finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`))
+  })
+  app.set_error_handler((req, res, err) => {
+    log.error({ err, path: req.path }, 'handler error')
+    if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID())
+  })
+  return app
+}

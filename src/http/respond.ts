@@ -1,0 +1,124 @@
+/**
+ * The one place where outcomes become HTTP statuses and bodies. JSON errors are always
+ * `{detail: {status, code, message, ...}}`: `status` is the spec's bind status where one applies, else `error`;
+ * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
+ */
+import type { Response } from 'hyper-express'
+import { INVALIDATED_MESSAGE } from '../domain/codes.js'
+import { ErrorCode } from '../lib/error-codes.js'
+import type { FieldIssue } from '../schemas/fields.js'
+import type { BindJobResult } from '../schemas/jobs.js'
+
+/** A response to send: status, body and extra headers. */
+export interface Reply {
+  status: number
+  body: string
+  type: 'json' | 'text'
+  headers?: Record<string, string>
+  /** Error code for logs and metrics, when the reply is an error. */
+  error?: ErrorCode
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const TEXT_TYPE = 'text/plain; charset=utf-8'
+
+/** Writes a reply. */
+export function send(res: Response, reply: Reply, requestId: string): void {
+  if (res.completed) return
+  res.status(reply.status)
+  res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
+  res.header('x-request-id', requestId)
+  res.header('cache-control', 'no-store')
+  if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v)
+  res.send(reply.body)
+}
+
+/** A JSON success reply. */
+export function jsonOk(body: unknown): Reply {
+  return { status: 200, body: JSON.stringify(body), type: 'json' }
+}
+
+/** A JSON error reply in the common shape. */
+export function jsonError(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+  specStatus = 'error',
+): Reply {
+  const reply: Reply = { status, type: 'json', error: code, body: JSON.stringify({ detail: { status: specStatus, code, message, ...extra } }) }
+  if (headers !== undefined) reply.headers = headers
+  return reply
+}
+
+/** A plain-text error reply (callbacks and rpc). */
+export function textError(status: number, code: ErrorCode, message: string, headers?: Record<string, string>): Reply {
+  const reply: Reply = { status, type: 'text', error: code, body: `${message}\n` }
+  if (headers !== undefined) reply.headers = headers
+  return reply
+}
+
+/** 429 for a JSON endpoint. */
+export function rateLimitedJson(retryAfterSeconds: number, limit: number, windowSeconds: number): Reply {
+  return jsonError(
+    429,
+    ErrorCode.RateLimited,
+    `rate limit exceeded: ${limit} requests per ${windowSeconds} seconds per IP; retry in ${retryAfterSeconds} s`,
+    { retry_after: retryAfterSeconds },
+    { 'retry-after': String(retryAfterSeconds) },
+  )
+}
+
+/** 429 for a text endpoint. */
+export function rateLimitedText(retryAfterSeconds: number, limit: number, windowSeconds: number): Reply {
+  return textError(
+    429,
+    ErrorCode.RateLimited,
+    `rate limit exceeded: ${limit} requests per ${windowSeconds} seconds per IP; retry in ${retryAfterSeconds} s`,
+    { 'retry-after': String(retryAfterSeconds) },
+  )
+}
+
+/** 401 with the challenge header. */
+export function unauthorized(message: string, specStatus = 'error'): Reply {
+  return jsonError(401, ErrorCode.Unauthorized, message, {}, { 'www-authenticate': 'Bearer' }, specStatus)
+}
+
+/** 422 for a body that failed validation. */
+export function validationFailed(issues: FieldIssue[]): Reply {
+  const summary = issues.map((i) => `${i.field} ${i.message}`).join('; ')
+  return jsonError(422, ErrorCode.ValidationFailed, `invalid body: ${summary}`, { issues })
+}
+
+/** 503 when the queue (Redis) cannot take the job. */
+export function queueUnavailable(): Reply {
+  return jsonError(503, ErrorCode.QueueUnavailable, 'the service cannot accept this right now; retry shortly', {}, { 'retry-after': '5' })
+}
+
+const BIND_FAILURE: Record<'not_found' | 'banned' | 'invalidated', { http: number; message: string }> = {
+  not_found: { http: 404, message: 'no such code: check the code shown by the /code command' },
+  banned: { http: 403, message: 'this code is banned; contact support' },
+  invalidated: { http: 409, message: INVALIDATED_MESSAGE },
+}
+
+/** Maps a bind job's result to the spec's bind response. */
+export function bindReply(result: BindJobResult): Reply {
+  switch (result.status) {
+    case 'bound':
+    case 'already_bound':
+      return jsonOk({ status: result.status, platform_username: result.platformUsername })
+    case 'error':
+      return result.reason === 'unknown_username'
+        ? jsonError(422, ErrorCode.UnknownUsername, result.message)
+        : jsonError(502, ErrorCode.UpstreamFailed, `could not resolve the username: ${result.message}`)
+    default: {
+      const failure = BIND_FAILURE[result.status]
+      return {
+        status: failure.http,
+        type: 'json',
+        body: JSON.stringify({ detail: { status: result.status, message: failure.message } }),
+      }
+    }
+  }
+}

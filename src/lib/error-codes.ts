@@ -1,0 +1,23 @@
+/** Every error code the service reports, reused in response bodies, logs and metric labels. */
+export const ErrorCode = {
+  Unauthorized: 'unauthorized',
+  RateLimited: 'rate_limited',
+  UnknownCategory: 'unknown_category',
+  InvalidCode: 'invalid_code',
+  ValidationFailed: 'validation_failed',
+  BodyTooLarge: 'body_too_large',
+  InvalidJson: 'invalid_json',
+  UnsupportedMediaType: 'unsupported_media_type',
+  NoUsableCode: 'no_usable_code',
+  TooManyCodes: 'too_many_codes',
+  QueueUnavailable: 'queue_unavailable',
+  BindTimeout: 'bind_timeout',
+  UnknownUsername: 'unknown_username',
+  UpstreamFailed: 'upstream_failed',
+  NotFound: 'not_found',
+  MethodNotAllowed: 'method_not_allowed',
+  Internal: 'internal_error',
+} as const
+
+/** One of the service's error codes. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]

@@ -1,0 +1,36 @@
+/** Redis connections, shaped per use: commands fail fast for request paths, block forever for BullMQ workers. */
+import { Redis } from 'ioredis'
+
+/** How a connection is used. */
+export type RedisRole = 'request' | 'worker'
+
+/** Creates a connection; `request` fails a command at once while disconnected, `worker` waits (BullMQ needs that). */
+export function createRedis(url: string, role: RedisRole, name: string): Redis {
+  return new Redis(url, {
+    connectionName: `presence-link:${name}`,
+    lazyConnect: false,
+    maxRetriesPerRequest: role === 'worker' ? null : 1,
+    enableOfflineQueue: role === 'worker',
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  })
+}
+
+/** Resolves once the connection is ready (or rejects after `timeoutMs`). */
+export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === 'ready') return
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup()
+      reject(new Error(`Redis not ready after ${timeoutMs} ms`))
+    }, timeoutMs)
+    const onReady = () => {
+      cleanup()
+      resolve()
+    }
+    const cleanup = () => {
+      clearTimeout(timer)
+      redis.off('ready', onReady)
+    }
+    redis.on('ready', onReady)
+  })
+}

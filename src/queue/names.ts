@@ -1,0 +1,18 @@
+/** Queue and job names, in one place. */
+export const QueueName = {
+  Bind: 'bind',
+  Log: 'log',
+  Audit: 'audit',
+  Delivery: 'delivery',
+} as const
+
+/** One of the service's queues. */
+export type QueueName = (typeof QueueName)[keyof typeof QueueName]
+
+/** Job names within the queues. */
+export const JobName = {
+  Bind: 'bind',
+  Log: 'log',
+  Audit: 'audit',
+  Deliver: 'deliver',
+} as const

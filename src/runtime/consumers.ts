@@ -1,0 +1,54 @@
+/** Starts queue consumers (BullMQ workers) for the named queues in this process. */
+import { Worker, type Processor } from 'bullmq'
+import { createCodeService } from '../codes/code-service.js'
+import { createBindProcessor } from '../jobs/bind-processor.js'
+import { createLogProcessor } from '../jobs/log-processor.js'
+import { QueueName } from '../queue/names.js'
+import { createRobloxUsers } from '../roblox/roblox-users.js'
+import type { ProcessContext } from './process-context.js'
+import { openDatabase, openRedis, prepareRedisCopies } from './storage.js'
+
+/** Consumers this module can start. */
+export type ConsumerName = 'bind' | 'log'
+
+/** Every consumer, in start order. */
+export const CONSUMERS: readonly ConsumerName[] = ['bind', 'log']
+
+/** Concurrency per consumer: binds serialize on row locks anyway; log inserts are independent. */
+const CONCURRENCY: Record<ConsumerName, number> = { bind: 16, log: 32 }
+
+/** Started consumers, by name. */
+export type StartedConsumers = Map<ConsumerName, Worker>
+
+/** Starts the named consumers sharing one MySQL pool and one Redis connection for data. */
+export async function startConsumers(ctx: ProcessContext, names: readonly ConsumerName[]): Promise<StartedConsumers> {
+  const db = await openDatabase(ctx, 20)
+  const redis = await openRedis(ctx, 'request', 'data')
+  const cache = await prepareRedisCopies(ctx, db, redis)
+  const codes = createCodeService({ db, cache })
+  const processors: Record<ConsumerName, Processor> = {
+    bind: createBindProcessor({
+      codes,
+      resolve: createRobloxUsers({ baseUrl: ctx.config.robloxUsersApi, redis, cacheKey: ctx.keys.robloxUser }),
+    }),
+    log: createLogProcessor({ db }),
+  }
+  const queueOf: Record<ConsumerName, string> = { bind: QueueName.Bind, log: QueueName.Log }
+  const started: StartedConsumers = new Map()
+  for (const name of names) {
+    const connection = await openRedis(ctx, 'worker', `consumer-${name}`)
+    const worker = new Worker(queueOf[name], processors[name], {
+      connection,
+      prefix: ctx.keys.bullPrefix,
+      concurrency: CONCURRENCY[name],
+    })
+    worker.on('failed', (job, err) => ctx.log.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'))
+    worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
+    // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
+    ctx.shutdown.register(`consumer:${name}`, () => worker.close())
+    await worker.waitUntilReady()
+    started.set(name, worker)
+    ctx.log.info({ queue: name, concurrency: CONCURRENCY[name] }, 'consumer started')
+  }
+  return started
+}

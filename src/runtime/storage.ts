@@ -1,0 +1,53 @@
+/** Opens MySQL and Redis for a process and registers their close; prepares the schema and the Redis copies. */
+import type { Redis } from 'ioredis'
+import { sql, type Kysely } from 'kysely'
+import { syncApiKeys } from '../auth/api-key-store.js'
+import { listLiveCodes } from '../db/code-repository.js'
+import { createDatabase, ensureDatabase } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import type { Database } from '../db/schema.js'
+import { createRedis, waitReady, type RedisRole } from '../lib/redis.js'
+import { createCodeCache, type CodeCache } from '../store/code-cache.js'
+import type { ProcessContext } from './process-context.js'
+
+/** Opens the database (creating it when missing) and migrates it to the latest version. */
+export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate = true): Promise<Kysely<Database>> {
+  await ensureDatabase(ctx.config.databaseUrl)
+  const db = createDatabase(ctx.config.databaseUrl, poolSize)
+  ctx.shutdown.register('mysql', () => db.destroy())
+  if (migrate) {
+    const result = await migrateToLatest(db)
+    for (const r of result.results ?? []) ctx.log.info({ migration: r.migrationName, status: r.status }, 'migration')
+  }
+  return db
+}
+
+/** Opens a Redis connection and waits until it is ready. */
+export async function openRedis(ctx: ProcessContext, role: RedisRole, name: string): Promise<Redis> {
+  const redis = createRedis(ctx.config.redisUrl, role, `${ctx.name}:${name}`)
+  redis.on('error', (err) => ctx.log.warn({ err: err.message, connection: name }, 'redis error'))
+  ctx.shutdown.register(`redis:${name}`, async () => {
+    await redis.quit().catch(() => redis.disconnect())
+  })
+  await waitReady(redis)
+  return redis
+}
+
+/** Rebuilds the Redis copies of codes and API keys from MySQL when they are missing; returns the cache. */
+export async function prepareRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<CodeCache> {
+  const cache = createCodeCache(redis, ctx.keys)
+  if (await cache.ensureBuilt(() => listLiveCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
+  const keys = await syncApiKeys(db, redis, ctx.keys)
+  ctx.log.info({ keys }, 'API keys synced to Redis')
+  return cache
+}
+
+/** True when MySQL answers a trivial query. */
+export async function mysqlReachable(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`SELECT 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,68 @@
+/** Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. */
+import type { Redis } from 'ioredis'
+import type { CodeRecord } from '../domain/codes.js'
+import { encodeCachedCode } from './code-record.js'
+import type { RedisKeys } from './redis-keys.js'
+
+/** The cache's operations. */
+export interface CodeCache {
+  /** Stores a record after its MySQL commit (a revoked record is removed). */
+  put(record: CodeRecord): Promise<void>
+  /** Replaces the whole cache with `pages` of live records, atomically per key. */
+  rebuild(pages: AsyncIterable<CodeRecord[]>): Promise<number>
+  /** Rebuilds only when the built marker is missing (first start, or Redis lost its data). */
+  ensureBuilt(pages: () => AsyncIterable<CodeRecord[]>): Promise<boolean>
+}
+
+/** Creates the cache over a Redis client. */
+export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
+  const cache: CodeCache = {
+    async put(record) {
+      const tx = redis.multi()
+      if (record.state === 'revoked') {
+        tx.hdel(keys.codes, record.code)
+        // Only drop the holder entry if it still points at this code (a rotation may have set the new one).
+        tx.eval(
+          "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",
+          1,
+          keys.holders,
+          record.chatUserId,
+          record.code,
+        )
+      } else {
+        tx.hset(keys.codes, record.code, encodeCachedCode(record))
+        tx.hset(keys.holders, record.chatUserId, record.code)
+      }
+      await tx.exec()
+    },
+    async rebuild(pages) {
+      const tmpCodes = `${keys.codes}:rebuild`
+      const tmpHolders = `${keys.holders}:rebuild`
+      await redis.del(tmpCodes, tmpHolders)
+      let count = 0
+      for await (const page of pages) {
+        if (page.length === 0) continue
+        const codes: string[] = []
+        const holders: string[] = []
+        for (const r of page) {
+          codes.push(r.code, encodeCachedCode(r))
+          holders.push(r.chatUserId, r.code)
+        }
+        await redis.multi().hset(tmpCodes, ...codes).hset(tmpHolders, ...holders).exec()
+        count += page.length
+      }
+      const tx = redis.multi()
+      if (count === 0) tx.del(keys.codes, keys.holders)
+      else tx.rename(tmpCodes, keys.codes).rename(tmpHolders, keys.holders)
+      tx.set(keys.codesBuilt, new Date().toISOString())
+      await tx.exec()
+      return count
+    },
+    async ensureBuilt(pages) {
+      if ((await redis.exists(keys.codesBuilt)) === 1) return false
+      await cache.rebuild(pages())
+      return true
+    },
+  }
+  return cache
+}

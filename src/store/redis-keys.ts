@@ -1,0 +1,45 @@
+/**
+ * Every Redis key the service uses is built here, under one prefix (`REDIS_PREFIX`, default `pl`).
+ *
+ * | key | type | holds | written by | read by |
+ * |---|---|---|---|---|
+ * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername` (see code-record.ts) | workers and CLI after each MySQL commit; rebuilt from MySQL at start when `{p}:codes:built` is missing | front (callbacks, rpc) through the lookup script |
+ * | `{p}:codes:built` | string | ISO time of the last full rebuild of `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
+ * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE | as `{p}:codes` | gateway (which presences to keep) |
+ * | `{p}:presence` | hash | field = chat user id, value = `shard|status|rendered activity lines` (see presence-store.ts) | gateway | front through the lookup script |
+ * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat | lookup script (stale shard: presence ignored) |
+ * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start | front (bearer check) |
+ * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker | bind worker |
+ * | `{p}:rl:{route}:{ip}` | rate-limiter-flexible | points used in the current window | front | front |
+ * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers | workers |
+ */
+
+/** The key set for one prefix. */
+export interface RedisKeys {
+  readonly prefix: string
+  readonly codes: string
+  readonly codesBuilt: string
+  readonly holders: string
+  readonly presence: string
+  readonly presenceShards: string
+  readonly apiKeys: string
+  readonly bullPrefix: string
+  readonly rateLimitPrefix: (route: string) => string
+  readonly robloxUser: (name: string) => string
+}
+
+/** Builds every key for a prefix. */
+export function createRedisKeys(prefix: string): RedisKeys {
+  return Object.freeze({
+    prefix,
+    codes: `${prefix}:codes`,
+    codesBuilt: `${prefix}:codes:built`,
+    holders: `${prefix}:holders`,
+    presence: `${prefix}:presence`,
+    presenceShards: `${prefix}:presence:shards`,
+    apiKeys: `${prefix}:apikeys`,
+    bullPrefix: `${prefix}:bull`,
+    rateLimitPrefix: (route: string) => `${prefix}:rl:${route}`,
+    robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,
+  })
+}
