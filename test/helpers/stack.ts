@@ -1,0 +1,154 @@
+/**
+ * Starts the real service in-process for one test file: its own MariaDB database and Redis key prefix,
+ * the real front (hyper-express on a free port) and the real queue consumers. Everything is removed at teardown.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+import { createApiKey } from '../../src/auth/api-key-store.js'
+import { createCodeService, type CodeService } from '../../src/codes/code-service.js'
+import { parseConfig, type Config } from '../../src/config.js'
+import type { Database } from '../../src/db/schema.js'
+import { createLogger } from '../../src/lib/logger.js'
+import { createCodeCache } from '../../src/store/code-cache.js'
+import { createPresenceStore, type PresenceStore } from '../../src/store/presence-store.js'
+import type { FrontObserver } from '../../src/http/front-app.js'
+import { startConsumers, type ConsumerName } from '../../src/runtime/consumers.js'
+import { startFront } from '../../src/runtime/front-runtime.js'
+import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
+import { openDatabase, openRedis } from '../../src/runtime/storage.js'
+
+/** Minimal view of a tap test for teardown. */
+export interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+/** A running stack for one test file. */
+export interface Stack {
+  config: Config
+  ctx: ProcessContext
+  /** `http://127.0.0.1:PORT/api/v1` (empty when no front was started). */
+  api: string
+  /** `http://127.0.0.1:PORT`. */
+  origin: string
+  db: Kysely<Database>
+  redis: Redis
+  apiKey: string
+  codes: CodeService
+  presence: PresenceStore
+}
+
+/** Options for a stack. */
+export interface StackOptions {
+  env?: Record<string, string>
+  front?: boolean
+  consumers?: readonly ConsumerName[]
+  observer?: FrontObserver
+}
+
+/** A fresh unique name for a database and Redis prefix. */
+export function uniqueName(): string {
+  return `t${randomBytes(5).toString('hex')}`
+}
+
+/** The test environment: local services, a unique database and prefix, quiet logs. */
+export function testConfig(name: string, env: Record<string, string> = {}): Config {
+  const result = parseConfig({
+    DATABASE_URL: `mysql://root@127.0.0.1:3306/pl_${name}`,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: name,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BIND_TIMEOUT_MS: '5000',
+    ...env,
+  })
+  if (!result.ok) throw new Error(`bad test config: ${result.problems.join('; ')}`)
+  return result.config
+}
+
+/** Starts a stack and registers its removal on `t`. */
+export async function startStack(t: Teardown, opts: StackOptions = {}): Promise<Stack> {
+  const name = uniqueName()
+  const config = testConfig(name, opts.env)
+  const log = createLogger('test', config.logLevel)
+  const ctx = createProcessContext('test', config, log)
+  t.teardown(async () => {
+    await ctx.shutdown.run('test done')
+    await dropEverything(config, name)
+  })
+  const db = await openDatabase(ctx, 5)
+  const redis = await openRedis(ctx, 'request', 'test')
+  const cache = createCodeCache(redis, ctx.keys)
+  const codes = createCodeService({ db, cache })
+  const presence = createPresenceStore(redis, ctx.keys)
+  const created = await createApiKey(db, redis, ctx.keys, 'test-server')
+  if (!created.ok) throw new Error('could not create the test API key')
+  if (opts.consumers === undefined || opts.consumers.length > 0) await startConsumers(ctx, opts.consumers ?? ['bind', 'log'])
+  let api = ''
+  let origin = ''
+  if (opts.front !== false) {
+    const front = await startFront(ctx, opts.observer)
+    origin = `http://127.0.0.1:${front.port}`
+    api = `${origin}/api/v1`
+  }
+  return { config, ctx, api, origin, db, redis, apiKey: created.key, codes, presence }
+}
+
+/** Drops the test database and deletes every Redis key under the prefix. */
+export async function dropEverything(config: Config, name: string): Promise<void> {
+  const ctx = createProcessContext('cleanup', config, createLogger('cleanup', 'silent'))
+  try {
+    const db = await openDatabase(ctx, 1, false)
+    await sql`DROP DATABASE IF EXISTS ${sql.id(`pl_${name}`)}`.execute(db)
+    const redis = await openRedis(ctx, 'request', 'cleanup')
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
+      cursor = next
+      if (keys.length > 0) await redis.unlink(...keys)
+    } while (cursor !== '0')
+  } finally {
+    await ctx.shutdown.run('cleanup done')
+  }
+}
+
+/** A JSON request with the stack's key (or another `auth` header value; null sends none). */
+export async function postJson(
+  url: string,
+  body: unknown,
+  auth: string | null,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth === null ? {} : { authorization: auth }), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+  const text = await res.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, body: parsed, headers: res.headers }
+}
+
+/** A GET returning status, text and headers. */
+export async function getText(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+  const res = await fetch(url, { headers })
+  return { status: res.status, text: await res.text(), headers: res.headers }
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
