@@ -1,0 +1,55 @@
+/** A user code: exactly 4 characters, each A-Z or 0-9 (uppercase only). */
+export const CODE_PATTERN = /^[A-Z0-9]{4}$/
+
+/** Whether the value is a well-formed user code. */
+export function isCode(value: string): boolean {
+  return CODE_PATTERN.test(value)
+}
+
+/** The codes asked for in a callbacks or rpc path, or why the path cannot be answered. */
+export type CodesPathResult =
+  | { ok: true; codes: string[]; skipped: number }
+  | { ok: false; reason: 'no_usable_code' | 'too_many_codes'; message: string }
+
+// 64 KiB holds over 4,000 codes even fully percent-encoded (15 characters each with the separator), far beyond any
+// per-request maximum, so larger input is refused without scanning it.
+const MAX_RAW_LENGTH = 64 * 1024
+// Clients that encode the whole segment send the separator as %26; both spellings separate codes.
+const SEPARATOR = /&|%26/i
+
+function decodeToken(token: string): string | null {
+  try {
+    return decodeURIComponent(token)
+  } catch {
+    return null
+  }
+}
+
+function tooMany(maxCodes: number): CodesPathResult {
+  return { ok: false, reason: 'too_many_codes', message: `too many codes: at most ${maxCodes} per request` }
+}
+
+/** Reads the undecoded path segment after `/callbacks/` or `/rpc/` into distinct codes in first-seen order. */
+export function parseCodesPath(raw: string, maxCodes: number): CodesPathResult {
+  if (raw.length > MAX_RAW_LENGTH) return tooMany(maxCodes)
+  const seen = new Set<string>()
+  let skipped = 0
+  for (const token of raw.split(SEPARATOR)) {
+    if (token === '') continue
+    const decoded = decodeToken(token)
+    if (decoded === null || !isCode(decoded)) {
+      skipped++
+      continue
+    }
+    seen.add(decoded)
+    if (seen.size > maxCodes) return tooMany(maxCodes)
+  }
+  if (seen.size === 0) {
+    return {
+      ok: false,
+      reason: 'no_usable_code',
+      message: 'no usable code in the path: codes are 4 characters A-Z or 0-9, separated by &',
+    }
+  }
+  return { ok: true, codes: [...seen], skipped }
+}
