@@ -1,0 +1,57 @@
+import t from 'tap'
+import { DEFAULT_RATE_LIMITS, parseConfig } from '../src/config.js'
+
+t.test('defaults work on this machine kind', async (t) => {
+  const r = parseConfig({})
+  t.ok(r.ok)
+  if (!r.ok) return
+  t.equal(r.config.port, 8080)
+  t.equal(r.config.redisUrl, 'redis://127.0.0.1:6379')
+  t.equal(r.config.databaseUrl, 'mysql://root@127.0.0.1:3306/presence_link')
+  t.equal(r.config.gamePlatformName, 'Roblox')
+  t.equal(r.config.maxCodesPerRequest, 200)
+  t.equal(r.config.robloxUsersApi, 'https://users.roblox.com')
+  t.same(r.config.rateLimits, DEFAULT_RATE_LIMITS)
+  t.same(r.config.trustProxy, [])
+  t.ok(Object.isFrozen(r.config))
+})
+
+t.test('RATE_LIMITS turns limits off or overrides some', async (t) => {
+  const off = parseConfig({ RATE_LIMITS: 'off' })
+  t.ok(off.ok && off.config.rateLimits === null)
+  const some = parseConfig({ RATE_LIMITS: 'bind=5/30, rpc=1000/10' })
+  t.ok(some.ok)
+  if (some.ok) t.same(some.config.rateLimits, { ...DEFAULT_RATE_LIMITS, bind: { points: 5, seconds: 30 }, rpc: { points: 1000, seconds: 10 } })
+})
+
+t.test('every problem is listed at once', async (t) => {
+  const r = parseConfig({
+    PORT: 'eighty',
+    REDIS_URL: 'http://x',
+    MAX_CODES_PER_REQUEST: '0',
+    TRUST_PROXY: '10.0.0.0/8, not-an-ip, 1.2.3.4/33',
+    RATE_LIMITS: 'bind=ten',
+    API_KEY: 'short',
+  })
+  t.notOk(r.ok)
+  if (r.ok) return
+  t.same(r.problems, [
+    'PORT: PORT must be a whole number',
+    'REDIS_URL: REDIS_URL must be a URL with protocol redis: or rediss:',
+    'MAX_CODES_PER_REQUEST: MAX_CODES_PER_REQUEST must be at least 1',
+    'API_KEY: API_KEY must be at least 16 characters',
+    'RATE_LIMITS: RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
+  ])
+  const proxies = parseConfig({ TRUST_PROXY: '10.0.0.0/8, not-an-ip, 1.2.3.4/33, ::1' })
+  t.notOk(proxies.ok)
+  if (!proxies.ok) t.same(proxies.problems, ['TRUST_PROXY: "not-an-ip" is not an IP address or CIDR range', 'TRUST_PROXY: "1.2.3.4/33" is not an IP address or CIDR range'])
+})
+
+t.test('shard ids must be below the shard count', async (t) => {
+  const r = parseConfig({ SHARD_COUNT: '2', SHARD_IDS: '0,2' })
+  t.notOk(r.ok)
+  const ok = parseConfig({ SHARD_COUNT: '4', SHARD_IDS: '2,3' })
+  t.ok(ok.ok && ok.config.shardIds.join() === '2,3')
+  const all = parseConfig({ SHARD_COUNT: '3' })
+  t.ok(all.ok && all.config.shardIds.join() === '0,1,2')
+})
