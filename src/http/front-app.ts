@@ -133,6 +133,15 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     }
   }
 
+  const validateBody = <S extends v.GenericSchema>(schema: S, value: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply } => {
+    // valibot's object() accepts arrays; the API takes only a JSON object.
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return { ok: false, reply: validationFailed([{ field: 'body', message: 'must be a JSON object' }]) }
+    }
+    const parsed = v.safeParse(schema, value, { abortPipeEarly: true })
+    return parsed.success ? { ok: true, value: parsed.output } : { ok: false, reply: validationFailed(toFieldIssues(parsed.issues)) }
+  }
+
   const keyName = new WeakMap<Request, string>()
   const authorizeAs = async (req: Request): Promise<Reply | null> => {
     const check = await deps.verifyKey(req.headers.authorization)
@@ -173,9 +182,9 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     if (rejected !== null) return rejected
     const body = await readJson(req)
     if (!body.ok) return body.reply
-    const parsed = v.safeParse(BindRequestSchema, body.value, { abortPipeEarly: true })
-    if (!parsed.success) return validationFailed(toFieldIssues(parsed.issues))
-    const b = parsed.output
+    const parsed = validateBody(BindRequestSchema, body.value)
+    if (!parsed.ok) return parsed.reply
+    const b = parsed.value
     let result: BindJobResult | null
     try {
       result = await deps.submitBind({
@@ -205,9 +214,9 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     }
     const body = await readJson(req)
     if (!body.ok) return body.reply
-    const parsed = v.safeParse(LogRequestSchema, body.value, { abortPipeEarly: true })
-    if (!parsed.success) return validationFailed(toFieldIssues(parsed.issues))
-    const b = parsed.output
+    const parsed = validateBody(LogRequestSchema, body.value)
+    if (!parsed.ok) return parsed.reply
+    const b = parsed.value
     if (b.code !== undefined && b.code !== null && (typeof b.code !== 'string' || !/^[A-Z0-9]{4}$/.test(b.code))) {
       return jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
     }

@@ -9,7 +9,7 @@ export const BindRequestSchema = v.object(
     platform_username: PlatformUsernameSchema,
     platform_user_id: optionalField(PlatformUserIdSchema),
   },
-  'the body must be a JSON object',
+  'must be a JSON object',
 )
 
 /** A valid bind request. */

@@ -23,7 +23,7 @@ export const LogRequestSchema = v.object(
     issued_by: optionalField(labelSchema(FieldLimit.issuedBy)),
     code: v.optional(v.unknown()),
   },
-  'the body must be a JSON object',
+  'must be a JSON object',
 )
 
 /** A log request that passed validation (its code still unchecked). */

@@ -161,7 +161,7 @@ t.test('validation and authentication', async (t) => {
     ['negative id', { code: 'ABCD', platform_username: 'Abc', platform_user_id: -1 }, 'platform_user_id must be positive'],
     ['fractional id', { code: 'ABCD', platform_username: 'Abc', platform_user_id: 1.5 }, 'platform_user_id must be a whole number'],
     ['id as a string', { code: 'ABCD', platform_username: 'Abc', platform_user_id: '15' }, 'platform_user_id must be a number'],
-    ['an array body', [1, 2], 'body the body must be a JSON object'],
+    ['an array body', [1, 2], 'body must be a JSON object'],
   ]
   for (const [name, body, message] of cases) {
     t.test(`${name} gives 422 error`, async (t) => {

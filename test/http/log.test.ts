@@ -117,7 +117,7 @@ t.test('rejections', async (t) => {
     ['description over 4000 characters', { event_type: 'x', description: 'd'.repeat(4001) }, 'description must be at most 4000 characters'],
     ['description with NUL', { event_type: 'x', description: 'a\u0000b' }, 'description must not contain control characters'],
     ['issued_by over 100 characters', { event_type: 'x', description: 'y', issued_by: 'i'.repeat(101) }, 'issued_by must be at most 100 characters'],
-    ['a string body', '"hello"', 'body the body must be a JSON object'],
+    ['a string body', '"hello"', 'body must be a JSON object'],
   ]
   for (const [name, body, message] of invalid) {
     t.test(`${name} gives 422`, async (t) => {
