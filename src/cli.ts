@@ -5,22 +5,25 @@
  */
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
-import { codesCommand, keysCommand, migrateCommand, usage, type CommandOutput } from './cli/admin-commands.js'
+import { codesCommand, guildsCommand, keysCommand, migrateCommand, usage, type CommandOutput } from './cli/admin-commands.js'
 import { createLogger } from './lib/logger.js'
 import { createProcessContext } from './runtime/process-context.js'
 
 const HELP = `presence-link: link Discord users to Roblox accounts, serve their live activity, keep logs
 
 Processes:
-  presence-link serve              everything: front cluster, workers (and the sandbox without DISCORD_TOKEN)
+  presence-link serve              everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)
   presence-link front              the HTTP front (node:cluster, FRONT_WORKERS processes on PORT)
-  presence-link worker [bind|log]  queue consumers (all when none named)
+  presence-link worker [bind|log|audit]  queue consumers (all when none named)
+  presence-link gateway            the Discord gateway for SHARD_IDS of SHARD_COUNT
+  presence-link sandbox [--port N] [--shards N]  the local fake of Discord and the Roblox users API
 
 Administration (each prints its result as the last line):
   presence-link migrate
   presence-link keys create --name NAME | keys list | keys revoke NAME
   presence-link codes issue --chat-user ID | codes show CODE | codes rotate --chat-user ID
   presence-link codes ban|unban|pause|resume|reset|revoke CODE
+  presence-link guilds add ID | guilds remove ID | guilds list
 `
 
 /** Process commands and the entry file each one runs. */
@@ -28,6 +31,8 @@ const PROCESS_ENTRIES: Record<string, string> = {
   serve: './serve.js',
   front: './front.js',
   worker: '../workers/worker.js',
+  gateway: './gateway.js',
+  sandbox: './sandbox.js',
 }
 
 const [command = 'help', ...args] = process.argv.slice(2)
@@ -47,6 +52,7 @@ if (entry !== undefined) {
     if (command === 'migrate') out = await migrateCommand(ctx)
     else if (command === 'keys') out = await keysCommand(ctx, args)
     else if (command === 'codes') out = await codesCommand(ctx, args)
+    else if (command === 'guilds') out = await guildsCommand(ctx, args)
     else out = usage(`unknown command ${command}`)
   } catch (err) {
     out = { lines: [`error: ${(err as Error).message}`], exitCode: 1 }

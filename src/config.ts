@@ -112,6 +112,8 @@ const EnvSchema = v.object({
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
   METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
+  WORKER_METRICS_PORT: v.optional(intString('WORKER_METRICS_PORT', 0, 65535), '9465'),
+  GATEWAY_METRICS_PORT: v.optional(intString('GATEWAY_METRICS_PORT', 0, 65535), '9466'),
   DISCORD_TOKEN: v.optional(v.string(), ''),
   DISCORD_API: v.optional(v.pipe(v.string(), v.trim()), ''),
   SHARD_COUNT: v.optional(intString('SHARD_COUNT', 1, 4096), '1'),
@@ -141,6 +143,8 @@ export type Config = Readonly<{
   bindTimeoutMs: number
   logLevel: string
   metricsPort: number
+  workerMetricsPort: number
+  gatewayMetricsPort: number
   discordToken: string
   discordApi: string
   shardCount: number
@@ -194,6 +198,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
       logLevel: o.LOG_LEVEL,
       metricsPort: o.METRICS_PORT,
+      workerMetricsPort: o.WORKER_METRICS_PORT,
+      gatewayMetricsPort: o.GATEWAY_METRICS_PORT,
       discordToken: o.DISCORD_TOKEN.trim(),
       discordApi: o.DISCORD_API.replace(/\/+$/, ''),
       shardCount: o.SHARD_COUNT,

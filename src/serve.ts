@@ -14,16 +14,26 @@ interface Part {
   name: string
   entry: string
   args?: string[]
-  env?: Record<string, string>
-  /** Skip this part under this configuration. */
-  when?: () => boolean
+  /** Run this part under this configuration? */
+  when: boolean
+  /** A URL that answers 200 once the part is up; later parts start after it does. */
+  readyUrl?: string
 }
+
+// Without a bot token the whole service runs against the local Discord sandbox (src/sandbox.ts).
+const sandboxMode = config.discordToken === ''
+const sandboxUrl = `http://127.0.0.1:${config.sandboxPort}`
 
 /** Every running part, in start order. */
 const PARTS: Part[] = [
-  { name: 'worker', entry: '../workers/worker.js' },
-  { name: 'front', entry: './front.js' },
+  { name: 'sandbox', entry: './sandbox.js', args: ['--port', String(config.sandboxPort), '--shards', String(config.shardCount)], when: sandboxMode, readyUrl: `${sandboxUrl}/control/state` },
+  { name: 'worker', entry: '../workers/worker.js', when: true },
+  { name: 'front', entry: './front.js', when: true },
+  { name: 'gateway', entry: './gateway.js', when: true },
 ]
+
+/** Environment the parts get on top of ours (the sandbox's addresses in sandbox mode). */
+const partEnv: Record<string, string> = {}
 
 const children = new Map<string, ChildProcess>()
 let stopping = false
@@ -31,7 +41,7 @@ let stopping = false
 function start(part: Part, attempt = 0): void {
   const file = fileURLToPath(new URL(part.entry, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv, file, ...(part.args ?? [])], {
-    env: { ...process.env, ...part.env },
+    env: { ...process.env, ...partEnv },
     stdio: 'inherit',
   })
   children.set(part.name, child)
@@ -82,12 +92,39 @@ function stop(signal: NodeJS.Signals): void {
 process.once('SIGINT', () => stop('SIGINT'))
 process.once('SIGTERM', () => stop('SIGTERM'))
 
-for (const part of PARTS) if (part.when?.() ?? true) start(part)
+if (sandboxMode) {
+  log.warn(
+    { sandbox: sandboxUrl },
+    'DISCORD_TOKEN is not set: running against the LOCAL DISCORD SANDBOX, not Discord. Try it through its control API (see README).',
+  )
+}
+for (const part of PARTS.filter((p) => p.when)) {
+  start(part)
+  if (part.readyUrl === undefined) continue
+  if (!(await waitHttp(part.readyUrl, 30_000))) {
+    log.fatal({ part: part.name, url: part.readyUrl }, 'part did not come up')
+    stop('SIGTERM')
+    break
+  }
+  if (part.name === 'sandbox') {
+    const state = (await (await fetch(`${sandboxUrl}/control/state`)).json()) as { defaultGuildId: string; staffRoleId: string }
+    Object.assign(partEnv, {
+      DISCORD_TOKEN: 'sandbox-token',
+      DISCORD_API: `${sandboxUrl}/api`,
+      ROBLOX_USERS_API: `${sandboxUrl}/roblox`,
+      GUILD_WHITELIST: [...config.guildWhitelist, state.defaultGuildId].join(','),
+      STAFF_ROLE_ID: config.staffRoleId === '' ? state.staffRoleId : config.staffRoleId,
+    })
+  }
+}
 
 const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host
 const base = `http://${host}:${config.port}`
 if (await waitHttp(`${base}/readyz`, 60_000)) {
-  log.info({ api: `${base}/api/v1`, health: `${base}/healthz`, parts: [...children.keys()] }, `presence-link is up at ${base}/api/v1`)
+  log.info(
+    { api: `${base}/api/v1`, health: `${base}/healthz`, parts: [...children.keys()], ...(sandboxMode ? { sandbox: `${sandboxUrl}/control` } : {}) },
+    `presence-link is up at ${base}/api/v1${sandboxMode ? ` (Discord sandbox control API at ${sandboxUrl}/control)` : ''}`,
+  )
 } else {
   log.error({ url: `${base}/readyz` }, 'the front did not become ready within 60 s')
 }

@@ -3,6 +3,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-key-store.j
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.js'
 import type { StoredCode } from '../db/code-repository.js'
+import { addGuild, listGuilds, removeGuild } from '../gateway/guild-whitelist.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
 
@@ -114,4 +115,26 @@ export async function codesCommand(ctx: ProcessContext, args: readonly string[])
     return { lines: [...describeCode({ ...(await codes.show(code))! })], exitCode: 0 }
   }
   return usage('codes takes issue --chat-user ID, show CODE, ban|unban|pause|resume|reset|revoke CODE, rotate --chat-user ID')
+}
+
+/** `presence-link guilds add ID | remove ID | list`. */
+export async function guildsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  const [sub, id] = args
+  const db = await openDatabase(ctx, 2)
+  if (sub === 'list') {
+    const guilds = await listGuilds(db)
+    const fromEnv = ctx.config.guildWhitelist.map((g) => `${g}\tGUILD_WHITELIST`)
+    const stored = guilds.map((g) => `${g.guildId}\tadded by ${g.addedBy} at ${g.addedAt.toISOString()}`)
+    const lines = [...fromEnv, ...stored]
+    return { lines: lines.length === 0 ? ['no whitelisted guilds'] : lines, exitCode: 0 }
+  }
+  if ((sub !== 'add' && sub !== 'remove') || id === undefined || !SNOWFLAKE.test(id)) {
+    return usage('guilds takes add ID, remove ID (a Discord guild id), or list')
+  }
+  const redis = await openRedis(ctx, 'request', 'cli')
+  if (sub === 'add') {
+    const added = await addGuild(db, redis, ctx.keys, id, `cli:${process.env.USER ?? 'operator'}`)
+    return { lines: [added ? `whitelisted ${id}` : `${id} was already whitelisted`], exitCode: 0 }
+  }
+  return (await removeGuild(db, redis, ctx.keys, id)) ? { lines: [`removed ${id}`], exitCode: 0 } : fail(`${id} is not whitelisted`)
 }

@@ -1,10 +1,12 @@
 /** Runs the migrations (a static list, so it works the same from TypeScript sources and compiled output). */
 import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
 import * as core from './migrations/0001-core.js'
+import * as guildWhitelist from './migrations/0002-guild-whitelist.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-core': core,
+  '0002-guild-whitelist': guildWhitelist,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

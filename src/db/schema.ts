@@ -57,8 +57,16 @@ export interface InfractionsTable {
   created_at: CreatedAt
 }
 
+/** `guild_whitelist`: guilds whose events are logged. */
+export interface GuildWhitelistTable {
+  guild_id: string
+  added_by: string
+  added_at: CreatedAt
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Database {
+  guild_whitelist: GuildWhitelistTable
   codes: CodesTable
   api_keys: ApiKeysTable
   log_entries: LogEntriesTable

@@ -4,6 +4,7 @@ export const QueueName = {
   Log: 'log',
   Audit: 'audit',
   Delivery: 'delivery',
+  Notify: 'notify',
 } as const
 
 /** One of the service's queues. */
@@ -15,4 +16,5 @@ export const JobName = {
   Log: 'log',
   Audit: 'audit',
   Deliver: 'deliver',
+  NotifyBound: 'bound',
 } as const

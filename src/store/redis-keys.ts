@@ -10,6 +10,8 @@
  * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat | lookup script (stale shard: presence ignored) |
  * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start | front (bearer check) |
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker | bind worker |
+ * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start | gateway (audit events) |
+ * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE | gateway on MESSAGE_UPDATE/DELETE (what was said) |
  * | `{p}:rl:{route}:{ip}` | rate-limiter-flexible | points used in the current window | front | front |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers | workers |
  */
@@ -24,6 +26,8 @@ export interface RedisKeys {
   readonly presenceShards: string
   readonly apiKeys: string
   readonly bullPrefix: string
+  readonly guilds: string
+  readonly message: (id: string) => string
   readonly rateLimitPrefix: (route: string) => string
   readonly robloxUser: (name: string) => string
 }
@@ -39,6 +43,8 @@ export function createRedisKeys(prefix: string): RedisKeys {
     presenceShards: `${prefix}:presence:shards`,
     apiKeys: `${prefix}:apikeys`,
     bullPrefix: `${prefix}:bull`,
+    guilds: `${prefix}:guilds`,
+    message: (id: string) => `${prefix}:msg:${id}`,
     rateLimitPrefix: (route: string) => `${prefix}:rl:${route}`,
     robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,
   })

@@ -1,0 +1,32 @@
+# One image for every presence-link process: `docker run IMAGE front|worker|gateway|serve|migrate|keys ...`.
+# glibc (Debian) base: the uWebSockets.js build that hyper-express uses (package.json "overrides") ships
+# prebuilt binaries for glibc only, so Alpine will not do.
+
+# Stage 1: every dependency, then the TypeScript build.
+FROM node:20-bookworm AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+RUN npx tsc -p tsconfig.build.json
+
+# Stage 2: production dependencies only (the uWS override applies here too, from the same lock file).
+FROM node:20-bookworm AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# Stage 3: the runtime.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --chown=node:node package.json ./
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+USER node
+# API, front metrics, worker metrics, gateway metrics.
+EXPOSE 8080 9464 9465 9466
+ENTRYPOINT ["node", "dist/src/cli.js"]
+CMD ["serve"]

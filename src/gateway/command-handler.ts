@@ -1,0 +1,118 @@
+/** Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. */
+import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
+import type { Kysely } from 'kysely'
+import type { CodeService } from '../codes/code-service.js'
+import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.js'
+import type { StoredCode } from '../db/code-repository.js'
+import type { Database } from '../db/schema.js'
+import type { Logger } from '../lib/logger.js'
+import { NOT_ME_PREFIX } from './command-definitions.js'
+import { codeReply, staffInfo } from './replies.js'
+
+/** What the handler needs. */
+export interface CommandHandlerDeps {
+  codes: CodeService
+  db: Kysely<Database>
+  staffRoleId: string
+  gamePlatformName: string
+  log: Logger
+  /** Called after a user's code changed hands, so their presence is refreshed or cleared. */
+  onHolderChanged(userId: string): void
+}
+
+const NO_MENTIONS = { parse: [] as [] }
+
+function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
+  if (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) === true) return true
+  if (staffRoleId === '' || i.member === null) return false
+  const roles = i.member.roles
+  return Array.isArray(roles) ? roles.includes(staffRoleId) : roles.cache.has(staffRoleId)
+}
+
+/** Creates the interaction listener. */
+export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
+  const { codes, log } = deps
+  const actorOf = (i: Interaction) => ({ source: 'discord', name: `${i.user.username} (${i.user.id})` })
+
+  const countInfractions = async (code: string) => {
+    const row = await deps.db.selectFrom('infractions').select((eb) => eb.fn.countAll().as('n')).where('code', '=', code).executeTakeFirst()
+    return Number(row?.n ?? 0)
+  }
+
+  const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
+    const live = await codes.ofUser(i.user.id)
+    if (live === undefined) return 'You have no code yet. Use /code to get one.'
+    const result = await codes.act(live.code, action, actorOf(i))
+    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
+    return done(live)
+  }
+
+  const user = async (i: ChatInputCommandInteraction): Promise<string> => {
+    switch (i.commandName) {
+      case 'code': {
+        const { code, created } = await codes.issue(i.user.id)
+        if (created) deps.onHolderChanged(i.user.id)
+        return codeReply(code, created, deps.gamePlatformName)
+      }
+      case 'pause':
+        return ownAction(i, 'pause', () => 'Detection paused: games now see "Detection Paused". Use /resume to undo.')
+      case 'resume':
+        return ownAction(i, 'resume', () => 'Detection resumed: games see your activity again.')
+      case 'unlink':
+        return ownAction(i, 'revoke', (c) => {
+          deps.onHolderChanged(i.user.id)
+          return `Your code **${c.code}** is retired${c.platformUsername === null ? '' : ` and its link to **${c.platformUsername}** removed`}. Use /code to get a new one.`
+        })
+      default:
+        return staff(i)
+    }
+  }
+
+  const staff = async (i: ChatInputCommandInteraction): Promise<string> => {
+    if (!isStaff(i, deps.staffRoleId)) return 'Only staff can use this command.'
+    const sub = i.options.getSubcommand()
+    const target = i.options.getUser('user')
+    const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
+    if ((target === null) === (codeOption === null)) return 'Give either a user or a code.'
+    if (codeOption !== null && !isCodeFormat(codeOption)) return 'A code is 4 characters, A-Z or 0-9.'
+    const record = codeOption !== null ? await codes.show(codeOption) : await codes.ofUser(target!.id)
+    if (sub === 'rotate') {
+      const userId = target?.id ?? record?.chatUserId
+      if (userId === undefined) return 'No such code.'
+      const { previous, code } = await codes.rotate(userId, actorOf(i))
+      deps.onHolderChanged(userId)
+      return `${previous === undefined ? 'The user had no code.' : `Code **${previous.code}** retired.`} New code for <@${userId}>: **${code.code}** (shown to them by /code).`
+    }
+    if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
+    if (sub === 'info') return staffInfo(record, await countInfractions(record.code))
+    const result = await codes.act(record.code, sub as CodeAction, actorOf(i))
+    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
+    return `Done: ${sub} on code **${record.code}** of <@${record.chatUserId}>.`
+  }
+
+  const notMe = async (i: ButtonInteraction): Promise<string> => {
+    const code = i.customId.slice(NOT_ME_PREFIX.length)
+    const record = isCodeFormat(code) ? await codes.show(code) : undefined
+    if (record === undefined || record.chatUserId !== i.user.id) return 'This button is not for you.'
+    const result = await codes.act(code, 'invalidate', { source: 'discord', name: `${i.user.username} (${i.user.id}): this wasn't me` })
+    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
+    return `Code **${code}** is invalidated and staff were told. Ask a staff member for a new code.`
+  }
+
+  return async (interaction) => {
+    try {
+      if (interaction.isChatInputCommand()) {
+        await interaction.deferReply({ flags: MessageFlags.Ephemeral })
+        await interaction.editReply({ content: await user(interaction), allowedMentions: NO_MENTIONS })
+      } else if (interaction.isButton() && interaction.customId.startsWith(NOT_ME_PREFIX)) {
+        await interaction.deferReply({ flags: MessageFlags.Ephemeral })
+        await interaction.editReply({ content: await notMe(interaction), allowedMentions: NO_MENTIONS })
+      }
+    } catch (err) {
+      log.error({ err, interaction: interaction.id }, 'interaction failed')
+      if (interaction.isRepliable() && interaction.deferred) {
+        await interaction.editReply({ content: 'Something went wrong; try again in a moment.' }).catch(() => undefined)
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Builds the gateway process: a sharded discord.js client whose caches hold little more than guilds and channels
+ * (presences, members and messages are handled from raw dispatches), the presence sync, slash commands, audit
+ * events and the bound-code DM consumer.
+ */
+import { Worker } from 'bullmq'
+import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Status } from 'discord.js'
+import { createCodeService, type CodeService } from '../codes/code-service.js'
+import { QueueName } from '../queue/names.js'
+import { createQueue } from '../queue/queues.js'
+import { createPresenceStore } from '../store/presence-store.js'
+import type { ProcessContext } from '../runtime/process-context.js'
+import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
+import { AUDIT_EVENTS, createAuditEvents } from './audit-events.js'
+import { createBoundNotifier } from './bound-notifier.js'
+import { COMMAND_DEFINITIONS } from './command-definitions.js'
+import { createCommandHandler } from './command-handler.js'
+import { createWhitelistCheck, syncGuilds } from './guild-whitelist.js'
+import { createPresenceSync, type MembersChunk, type PresenceSync } from './presence-sync.js'
+
+/** A started gateway. */
+export interface GatewayRuntime {
+  client: Client<true>
+  sync: PresenceSync
+  codes: CodeService
+}
+
+/** The intents the features need; MessageContent only when configured. */
+export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
+  const intents = [
+    GatewayIntentBits.Guilds,
+    GatewayIntentBits.GuildMembers,
+    GatewayIntentBits.GuildPresences,
+    GatewayIntentBits.GuildMessages,
+    GatewayIntentBits.GuildModeration,
+    GatewayIntentBits.DirectMessages,
+  ]
+  if (messageContent) intents.push(GatewayIntentBits.MessageContent)
+  return intents
+}
+
+/** Starts the gateway and resolves when every shard is ready. */
+export async function startGateway(ctx: ProcessContext): Promise<GatewayRuntime> {
+  const { config, keys, log } = ctx
+  if (config.discordToken === '') throw new Error('DISCORD_TOKEN is not set: the gateway needs a bot token (npm start runs the sandbox instead)')
+  const db = await openDatabase(ctx, 5)
+  const redis = await openRedis(ctx, 'request', 'gateway')
+  const cache = await prepareRedisCopies(ctx, db, redis)
+  await syncGuilds(db, redis, keys)
+  const codes = createCodeService({ db, cache })
+  const store = createPresenceStore(redis, keys)
+  const auditQueue = createQueue(QueueName.Audit, redis, keys.bullPrefix)
+  ctx.shutdown.register('audit-queue', () => auditQueue.close())
+
+  const client = new Client({
+    intents: gatewayIntents(config.messageContent),
+    shards: [...config.shardIds],
+    shardCount: config.shardCount,
+    ...(config.discordApi === '' ? {} : { rest: { api: config.discordApi } }),
+    allowedMentions: { parse: [] },
+    makeCache: Options.cacheWithLimits({
+      MessageManager: 0,
+      PresenceManager: 0,
+      ReactionManager: 0,
+      ReactionUserManager: 0,
+      GuildEmojiManager: 0,
+      GuildStickerManager: 0,
+      GuildScheduledEventManager: 0,
+      GuildInviteManager: 0,
+      GuildBanManager: 0,
+      StageInstanceManager: 0,
+      VoiceStateManager: 0,
+      ThreadMemberManager: 0,
+      AutoModerationRuleManager: 0,
+      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+    }),
+  })
+
+  const sync = createPresenceSync({
+    store,
+    redis,
+    keys,
+    gamePlatformName: config.gamePlatformName,
+    log,
+    requestMembers: (shardId, payload) => client.ws.shards.get(shardId)?.send({ op: 8, d: payload }),
+    guilds: () => client.guilds.cache.map((g) => ({ id: g.id, shardId: g.shardId })),
+    readyShards: () => client.ws.shards.filter((s) => s.status === Status.Ready).map((s) => s.id),
+  })
+  const refresh = (userId: string) => {
+    sync.refreshUser(userId).catch((err: Error) => log.warn({ err: err.message, userId }, 'presence refresh failed'))
+  }
+  const resync = (shardId: number) => {
+    sync
+      .beat()
+      .then(() => sync.resyncShard(shardId))
+      .catch((err: Error) => log.warn({ err: err.message, shard: shardId }, 'presence resync failed'))
+  }
+
+  client.ws.on(GatewayDispatchEvents.PresenceUpdate, (d: Parameters<PresenceSync['onPresenceUpdate']>[0], shardId: number) => {
+    sync.onPresenceUpdate(d, shardId).catch((err: Error) => log.warn({ err: err.message }, 'presence write failed'))
+  })
+  client.ws.on(GatewayDispatchEvents.GuildMembersChunk, (d: MembersChunk) => sync.onMembersChunk(d))
+  client.on(Events.ShardReady, resync)
+  client.on(Events.ShardResume, resync)
+
+  const audit = createAuditEvents({
+    redis,
+    keys,
+    isWhitelisted: createWhitelistCheck(redis, keys, config.guildWhitelist),
+    messageContent: config.messageContent,
+    retentionDays: config.messageRetentionDays,
+    enqueue: async (job, jobId) => {
+      await auditQueue.add('audit', job, { jobId })
+    },
+    log,
+  })
+  for (const t of ['MESSAGE_CREATE', ...AUDIT_EVENTS]) {
+    client.ws.on(t as GatewayDispatchEvents, (d: Record<string, unknown>) => {
+      audit(t, d).catch((err: Error) => log.error({ err: err.message, event: t }, 'audit event lost'))
+    })
+  }
+  client.ws.on(GatewayDispatchEvents.GuildMemberRemove, (d: { user?: { id: string } }) => {
+    if (d.user !== undefined) refresh(d.user.id)
+  })
+
+  client.on(
+    Events.InteractionCreate,
+    createCommandHandler({ codes, db, staffRoleId: config.staffRoleId, gamePlatformName: config.gamePlatformName, log, onHolderChanged: refresh }),
+  )
+
+  const registerCommands = async (guildId?: string) => {
+    const app = client.application
+    if (app === null) return
+    if (config.commandScope === 'global') await app.commands.set([...COMMAND_DEFINITIONS] as never)
+    else if (guildId !== undefined) await app.commands.set([...COMMAND_DEFINITIONS] as never, guildId)
+  }
+  client.on(Events.GuildCreate, (guild) => {
+    if (config.commandScope === 'guild') registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
+    resync(guild.shardId)
+  })
+  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shard: shardId, code: event.code }, 'shard disconnected'))
+  client.on(Events.ShardReconnecting, (shardId) => log.warn({ shard: shardId }, 'shard reconnecting'))
+  client.on(Events.Error, (err) => log.error({ err: err.message }, 'discord client error'))
+
+  const notifyConnection = await openRedis(ctx, 'worker', 'notify')
+  const notifier = new Worker(QueueName.Notify, createBoundNotifier(client, config.gamePlatformName), {
+    connection: notifyConnection,
+    prefix: keys.bullPrefix,
+    concurrency: 4,
+    autorun: false,
+  })
+  notifier.on('failed', (job, err) => log.warn({ jobId: job?.id, err: err.message }, 'bound notice failed'))
+
+  ctx.shutdown.register('discord', async () => {
+    await notifier.close()
+    await sync.stop([...config.shardIds])
+    await client.destroy()
+  })
+
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve))
+  await client.login(config.discordToken)
+  const readyClient = await ready
+  if (config.commandScope === 'global') await registerCommands()
+  else await Promise.all(readyClient.guilds.cache.map((g) => registerCommands(g.id)))
+  sync.startHeartbeat()
+  await sync.beat()
+  void notifier.run()
+  log.info({ shards: config.shardIds, shardCount: config.shardCount, guilds: readyClient.guilds.cache.size, user: readyClient.user.tag }, 'gateway ready')
+  return { client: readyClient, sync, codes }
+}

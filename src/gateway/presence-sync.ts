@@ -1,0 +1,211 @@
+/**
+ * Keeps the presence hash equal to what Discord says, for users who hold a code.
+ *
+ * - PRESENCE_UPDATE: one write (or clear) per update; a user in several guilds has one entry (the latest wins,
+ *   Discord sends the same presence to every shared guild).
+ * - Resync when a shard becomes ready or resumes: every guild of the shard is asked for its members with presences
+ *   (op 8 REQUEST_GUILD_MEMBERS); holders seen online are written, and entries this shard wrote for users it no
+ *   longer sees online are removed.
+ * - Staleness: while a shard is ready it marks itself live for STALE_AFTER_MS every HEARTBEAT_MS; the read path
+ *   ignores entries of a shard whose mark has lapsed, so a dead gateway never shows old activity as live.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { Logger } from '../lib/logger.js'
+import { presenceEntryOf, type RawPresence } from '../presence/presence-of.js'
+import { decodePresence, type PresenceEntry } from '../store/presence-entry.js'
+import type { PresenceStore } from '../store/presence-store.js'
+import type { RedisKeys } from '../store/redis-keys.js'
+
+/** How often a ready shard renews its live mark. */
+export const HEARTBEAT_MS = 5_000
+/** How long a mark lasts: three missed heartbeats and the shard's presences stop counting. */
+export const STALE_AFTER_MS = 15_000
+const CHUNK_TIMEOUT_MS = 60_000
+
+/** A GUILD_MEMBERS_CHUNK payload, the fields we use. */
+export interface MembersChunk {
+  guild_id: string
+  members: Array<{ user?: { id: string } }>
+  presences?: RawPresence[]
+  chunk_index: number
+  chunk_count: number
+  nonce?: string
+  not_found?: string[]
+}
+
+/** What the sync needs from the outside world. */
+export interface PresenceSyncDeps {
+  store: PresenceStore
+  redis: Redis
+  keys: RedisKeys
+  gamePlatformName: string
+  log: Logger
+  /** Sends op 8 on the shard that owns the guild. */
+  requestMembers(shardId: number, payload: { guild_id: string; query?: string; limit: number; presences: true; user_ids?: string[]; nonce: string }): void
+  /** The guilds this process sees, with their shard. */
+  guilds(): Array<{ id: string; shardId: number }>
+  /** The shards this process runs whose connection is ready. */
+  readyShards(): number[]
+  now?: () => number
+}
+
+/** The running sync. */
+export interface PresenceSync {
+  onPresenceUpdate(d: RawPresence & { guild_id?: string }, shardId: number): Promise<void>
+  onMembersChunk(d: MembersChunk): void
+  /** Resyncs every guild of a shard, then sweeps that shard's entries no longer backed by Discord. */
+  resyncShard(shardId: number): Promise<{ written: number; removed: number }>
+  /** Re-reads one user's presence from every guild (after they got a code, or left a guild). */
+  refreshUser(userId: string): Promise<PresenceEntry | null>
+  /** Renews the live marks of ready shards now. */
+  beat(): Promise<void>
+  startHeartbeat(): void
+  /** Stops the heartbeat and marks the given shards dead (clean shutdown). */
+  stop(shards: number[]): Promise<void>
+}
+
+interface PendingRequest {
+  received: number
+  expected: number | null
+  presences: RawPresence[]
+  members: string[]
+  resolve: () => void
+  reject: (err: Error) => void
+  timer: NodeJS.Timeout
+}
+
+/** Creates the sync. */
+export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
+  const { store, redis, keys, gamePlatformName, log } = deps
+  const now = deps.now ?? Date.now
+  const pending = new Map<string, PendingRequest>()
+  let timer: NodeJS.Timeout | undefined
+
+  const holdersAmong = async (ids: string[]): Promise<Set<string>> => {
+    if (ids.length === 0) return new Set()
+    const codes = await redis.hmget(keys.holders, ...ids)
+    return new Set(ids.filter((_, i) => codes[i] !== null))
+  }
+
+  const request = (shardId: number, guildId: string, userIds?: string[]) =>
+    new Promise<{ presences: RawPresence[]; members: string[] }>((resolve, reject) => {
+      const nonce = randomUUID().replace(/-/g, '').slice(0, 32)
+      const entry: PendingRequest = {
+        received: 0,
+        expected: null,
+        presences: [],
+        members: [],
+        resolve: () => resolve({ presences: entry.presences, members: entry.members }),
+        reject,
+        timer: setTimeout(() => {
+          pending.delete(nonce)
+          reject(new Error(`member chunks for guild ${guildId} did not all arrive in ${CHUNK_TIMEOUT_MS} ms`))
+        }, CHUNK_TIMEOUT_MS),
+      }
+      pending.set(nonce, entry)
+      deps.requestMembers(shardId, {
+        guild_id: guildId,
+        limit: 0,
+        presences: true,
+        nonce,
+        ...(userIds === undefined ? { query: '' } : { user_ids: userIds }),
+      })
+    })
+
+  const sync: PresenceSync = {
+    async onPresenceUpdate(d, shardId) {
+      const userId = d.user?.id
+      if (userId === undefined) return
+      if ((await redis.hexists(keys.holders, userId)) === 0) return
+      const entry = presenceEntryOf(d, shardId, gamePlatformName)
+      if (entry === null) await store.clear(userId)
+      else await store.set(userId, entry)
+    },
+
+    onMembersChunk(d) {
+      if (d.nonce === undefined) return
+      const entry = pending.get(d.nonce)
+      if (entry === undefined) return
+      entry.received++
+      entry.expected = d.chunk_count
+      for (const m of d.members) if (m.user !== undefined) entry.members.push(m.user.id)
+      if (d.presences !== undefined) entry.presences.push(...d.presences)
+      if (entry.received >= entry.expected) {
+        clearTimeout(entry.timer)
+        pending.delete(d.nonce)
+        entry.resolve()
+      }
+    },
+
+    async resyncShard(shardId) {
+      const seen = new Set<string>()
+      let written = 0
+      for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
+        const { presences } = await request(shardId, guild.id)
+        const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
+        const holders = await holdersAmong(live.map((p) => p.user.id))
+        const entries: Array<[string, PresenceEntry]> = []
+        for (const p of live) {
+          if (!holders.has(p.user.id) || seen.has(p.user.id)) continue
+          seen.add(p.user.id)
+          entries.push([p.user.id, presenceEntryOf(p, shardId, gamePlatformName)!])
+        }
+        for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
+        written += entries.length
+      }
+      let removed = 0
+      let cursor = '0'
+      do {
+        const [next, flat] = await redis.hscan(keys.presence, cursor, 'COUNT', 1000)
+        cursor = next
+        const stale: string[] = []
+        for (let i = 0; i < flat.length; i += 2) {
+          const entry = decodePresence(flat[i + 1]!)
+          if (entry?.shard === shardId && !seen.has(flat[i]!)) stale.push(flat[i]!)
+        }
+        if (stale.length > 0) removed += await redis.hdel(keys.presence, ...stale)
+      } while (cursor !== '0')
+      log.info({ shard: shardId, written, removed }, 'presence resync done')
+      return { written, removed }
+    },
+
+    async refreshUser(userId) {
+      for (const guild of deps.guilds()) {
+        const { presences, members } = await request(guild.shardId, guild.id, [userId])
+        if (!members.includes(userId)) continue
+        const raw = presences.find((p) => p.user.id === userId)
+        const entry = raw === undefined ? null : presenceEntryOf(raw, guild.shardId, gamePlatformName)
+        if (entry !== null && (await redis.hexists(keys.holders, userId)) === 1) {
+          await store.set(userId, entry)
+          return entry
+        }
+      }
+      await store.clear(userId)
+      return null
+    },
+
+    async beat() {
+      const until = now() + STALE_AFTER_MS
+      await Promise.all(deps.readyShards().map((s) => store.heartbeat(s, until)))
+    },
+
+    startHeartbeat() {
+      timer ??= setInterval(() => {
+        sync.beat().catch((err: Error) => log.warn({ err: err.message }, 'presence heartbeat failed'))
+      }, HEARTBEAT_MS)
+    },
+
+    async stop(shards) {
+      if (timer !== undefined) clearInterval(timer)
+      timer = undefined
+      for (const p of pending.values()) {
+        clearTimeout(p.timer)
+        p.reject(new Error('gateway stopping'))
+      }
+      pending.clear()
+      await Promise.all(shards.map((s) => store.markDead(s)))
+    },
+  }
+  return sync
+}

@@ -1,0 +1,68 @@
+/** Queue consumer metrics: job duration and results per queue, and queue depth gauges read from BullMQ at scrape time. */
+import type { JobType, Processor } from 'bullmq'
+import type { Registry } from 'prom-client'
+import { JOB_RESULTS, labelValue, Metric, QUEUE_STATES, QUEUES, type QueueState } from './metric-names.js'
+import { counterOf, gaugeOf, histogramOf } from './registry.js'
+
+/** Job metrics of one process. */
+export interface ConsumerMetrics {
+  /** Wraps a processor so each attempt's duration and result are recorded under `queue`. */
+  instrument(queue: string, processor: Processor): Processor
+}
+
+/** Registers the job duration histogram and the job results counter on `registry`. */
+export function createConsumerMetrics(registry: Registry, queues: readonly string[] = QUEUES): ConsumerMetrics {
+  const duration = histogramOf(registry, Metric.jobDuration)
+  const jobs = counterOf(registry, Metric.jobs)
+  for (const queue of queues) for (const result of JOB_RESULTS) jobs.inc({ queue: labelValue(QUEUES, queue), result }, 0)
+  return {
+    instrument(queue, processor) {
+      const label = labelValue(QUEUES, queue)
+      return async (job, token, signal) => {
+        const started = process.hrtime.bigint()
+        let result: (typeof JOB_RESULTS)[number] = 'failed'
+        try {
+          const value = await processor(job, token, signal)
+          result = 'completed'
+          return value
+        } finally {
+          duration.observe({ queue: label }, Number(process.hrtime.bigint() - started) / 1e9)
+          jobs.inc({ queue: label, result })
+        }
+      }
+    },
+  }
+}
+
+/** Reads a queue's job counts (BullMQ `Queue.getJobCounts`). */
+export type JobCountsReader = (...states: JobType[]) => Promise<Record<string, number>>
+
+/** Registers the queue depth gauge; each scrape reads every queue's counts from Redis. */
+export function registerQueueGauges(
+  registry: Registry,
+  queues: ReadonlyMap<string, JobCountsReader>,
+  onError: (err: unknown) => void = () => {},
+): void {
+  gaugeOf(registry, Metric.queueJobs, async (gauge) => {
+    try {
+      const all = await Promise.all(
+        [...queues].map(async ([queue, read]) => [queue, await read('waiting', 'prioritized', 'active', 'delayed', 'failed')] as const),
+      )
+      gauge.reset()
+      for (const [queue, counts] of all) {
+        // Prioritized jobs wait in their own set in BullMQ; to an operator they are waiting all the same.
+        const values: Record<QueueState, number> = {
+          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+        }
+        for (const state of QUEUE_STATES) gauge.set({ queue: labelValue(QUEUES, queue), state }, values[state])
+      }
+    } catch (err) {
+      // A scrape during a Redis outage reports no queue series rather than failing the whole scrape or showing stale depths.
+      gauge.reset()
+      onError(err)
+    }
+  })
+}

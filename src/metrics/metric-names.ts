@@ -1,0 +1,218 @@
+/**
+ * Every metric the service exports: name, help, labels, buckets and the process that registers it, in one list
+ * (docs/operations.md mirrors it). Pure: no prom-client here. Label values are always taken from the closed
+ * lists below (`labelValue` maps anything else to `other`), so no label can grow without bound: no IPs, codes,
+ * user ids or raw paths.
+ */
+import { ErrorCode } from '../lib/error-codes.js'
+import { QueueName } from '../queue/names.js'
+import { LOG_CATEGORIES } from '../schemas/log-request.js'
+
+/** Prefix of every service metric (the default Node metrics keep their standard names). */
+export const METRIC_PREFIX = 'presence_link_'
+
+/** Prometheus metric types used here. */
+export type MetricKind = 'counter' | 'gauge' | 'histogram'
+
+/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs. */
+export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery'
+
+/** One metric's definition. */
+export interface MetricSpec<L extends string = string> {
+  readonly name: string
+  readonly help: string
+  readonly kind: MetricKind
+  readonly labels: readonly L[]
+  readonly process: MetricProcess
+  readonly buckets?: readonly number[]
+}
+
+/** Request latency buckets in seconds: 100 µs (a cached lookup) to 10 s (a bind waiting on a slow upstream). */
+export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
+
+/** Job duration buckets in seconds: 1 ms (one insert) to 60 s (a delivery waiting out a 429). */
+export const JOB_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const
+
+/** Codes-per-request buckets: one player up to MAX_CODES_PER_REQUEST's default (200). */
+export const CODES_PER_REQUEST_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200] as const
+
+const spec = <L extends string>(s: MetricSpec<L>): MetricSpec<L> => s
+
+/** The metric list. */
+export const Metric = {
+  httpRequests: spec({
+    name: 'presence_link_http_requests_total',
+    help: 'HTTP requests answered, by route name and status code.',
+    kind: 'counter',
+    labels: ['route', 'status'],
+    process: 'front',
+  }),
+  httpRequestDuration: spec({
+    name: 'presence_link_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its response, by route name.',
+    kind: 'histogram',
+    labels: ['route'],
+    process: 'front',
+    buckets: LATENCY_BUCKETS,
+  }),
+  httpErrors: spec({
+    name: 'presence_link_http_errors_total',
+    help: 'Error responses by route name and error code (the ErrorCode list).',
+    kind: 'counter',
+    labels: ['route', 'error'],
+    process: 'front',
+  }),
+  rateLimited: spec({
+    name: 'presence_link_rate_limited_total',
+    help: 'Requests rejected with 429 by the per-IP rate limit, by route name.',
+    kind: 'counter',
+    labels: ['route'],
+    process: 'front',
+  }),
+  codesPerRequest: spec({
+    name: 'presence_link_codes_per_request',
+    help: 'Codes asked for in one callbacks or rpc request.',
+    kind: 'histogram',
+    labels: ['route'],
+    process: 'front',
+    buckets: CODES_PER_REQUEST_BUCKETS,
+  }),
+  bindOutcomes: spec({
+    name: 'presence_link_bind_outcomes_total',
+    help: 'Finished binds by outcome (the spec status; error_<reason> for errors).',
+    kind: 'counter',
+    labels: ['status'],
+    process: 'front',
+  }),
+  queueJobs: spec({
+    name: 'presence_link_queue_jobs',
+    help: 'Jobs in each BullMQ queue by state, read from Redis at scrape time (global: every worker process reports the same value).',
+    kind: 'gauge',
+    labels: ['queue', 'state'],
+    process: 'worker',
+  }),
+  jobDuration: spec({
+    name: 'presence_link_job_duration_seconds',
+    help: 'Time one job attempt spent in its processor, by queue.',
+    kind: 'histogram',
+    labels: ['queue'],
+    process: 'worker',
+    buckets: JOB_DURATION_BUCKETS,
+  }),
+  jobs: spec({
+    name: 'presence_link_jobs_total',
+    help: 'Job attempts finished by this process, by queue and result (completed or failed; a failed attempt may be retried).',
+    kind: 'counter',
+    labels: ['queue', 'result'],
+    process: 'worker',
+  }),
+  gatewayShardReady: spec({
+    name: 'presence_link_gateway_shard_ready',
+    help: 'Gateway shard status: 1 when the shard is ready, 0 otherwise.',
+    kind: 'gauge',
+    labels: ['shard'],
+    process: 'gateway',
+  }),
+  gatewayShardPing: spec({
+    name: 'presence_link_gateway_shard_ping_seconds',
+    help: 'Last heartbeat round trip of each gateway shard, in seconds.',
+    kind: 'gauge',
+    labels: ['shard'],
+    process: 'gateway',
+  }),
+  presenceEntries: spec({
+    name: 'presence_link_presence_entries',
+    help: 'Users with a stored presence (length of the Redis presence hash, global), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'gateway',
+  }),
+  deliveries: spec({
+    name: 'presence_link_deliveries_total',
+    help: 'Delivery requests to chat destinations (one per message sent or attempted), by destination and result.',
+    kind: 'counter',
+    labels: ['destination', 'result'],
+    process: 'delivery',
+  }),
+  deliveredEntries: spec({
+    name: 'presence_link_delivered_entries_total',
+    help: 'Log entries delivered to their chat destination, by destination.',
+    kind: 'counter',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
+  destinationDisabled: spec({
+    name: 'presence_link_delivery_destination_disabled',
+    help: 'Delivery destination status: 1 when disabled after a 401, 403 or 404 (its entries wait), 0 when active.',
+    kind: 'gauge',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
+} as const
+
+/** Every metric definition, in list order. */
+export const ALL_METRICS: readonly MetricSpec[] = Object.values(Metric)
+
+/** Route names of the front (the label `route`); anything else is counted as `other`. */
+export const ROUTES = ['callbacks', 'rpc', 'bind', 'log', 'healthz', 'readyz', 'not_found'] as const
+
+/** Routes with a rate limit. */
+export const LIMITED_ROUTES = ['bind', 'log', 'callbacks', 'rpc'] as const
+
+/** Bind outcomes (the label `status` of bind outcomes). */
+export const BIND_OUTCOMES = [
+  'bound',
+  'already_bound',
+  'not_found',
+  'banned',
+  'invalidated',
+  'error_unknown_username',
+  'error_resolution_failed',
+] as const
+
+/** Error codes (the label `error`). */
+export const ERROR_CODES: readonly string[] = Object.values(ErrorCode)
+
+/** Queues (the label `queue`). */
+export const QUEUES: readonly string[] = Object.values(QueueName)
+
+/** Queue states reported by the queue gauge. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const
+
+/** One of the queue states. */
+export type QueueState = (typeof QUEUE_STATES)[number]
+
+/** Results of a job attempt. */
+export const JOB_RESULTS = ['completed', 'failed'] as const
+
+/** Delivery destinations (the label `destination`): the log categories, never a URL or channel id. */
+export const DELIVERY_DESTINATIONS: readonly string[] = LOG_CATEGORIES
+
+/** Results of one delivery request. */
+export const DELIVERY_RESULTS = ['sent', 'rate_limited', 'failed', 'disabled'] as const
+
+/** One delivery result. */
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
+
+/** Label value for anything outside a closed list. */
+export const OTHER = 'other'
+
+/** `value` when it is in `allowed`, else `other`. */
+export function labelValue(allowed: readonly string[], value: string): string {
+  return allowed.includes(value) ? value : OTHER
+}
+
+/** An HTTP status as a label: the three digits, or `other`. */
+export function statusLabel(status: number): string {
+  return Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER
+}
+
+/** A shard id as a label (shard ids are bounded by SHARD_COUNT). */
+export function shardLabel(shard: number): string {
+  return Number.isInteger(shard) && shard >= 0 ? String(shard) : OTHER
+}
+
+/** The sample names a metric produces in the text format (a histogram's `_bucket`, `_sum` and `_count`). */
+export function seriesNames(metric: Pick<MetricSpec, 'name' | 'kind'>): string[] {
+  return metric.kind === 'histogram' ? [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`] : [metric.name]
+}

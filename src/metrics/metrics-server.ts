@@ -1,0 +1,60 @@
+/** A process's `/metrics` endpoint on its own port (node:http, apart from the API server). */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ProcessContext } from '../runtime/process-context.js'
+
+/** Anything that renders the text format: a prom-client Registry, or the cluster aggregation. */
+export interface MetricsSource {
+  readonly contentType: string
+  metrics(): Promise<string>
+}
+
+/** A listening metrics server. */
+export interface MetricsServer {
+  port: number
+  close(): Promise<void>
+}
+
+/** Serves `GET /metrics` from `source` on `port` (0 picks a free one) at the configured HOST; closes on shutdown. */
+export async function startMetricsServer(ctx: ProcessContext, source: MetricsSource, port: number): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: scrape GET /metrics\n')
+      return
+    }
+    source.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': source.contentType, 'cache-control': 'no-store' })
+        res.end(req.method === 'HEAD' ? undefined : text)
+      },
+      (err: unknown) => {
+        ctx.log.warn({ err: (err as Error).message }, 'metrics collection failed')
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics unavailable; retry\n')
+      },
+    )
+  })
+  // Prometheus scrapes are short; a slow or stuck scraper must not hold sockets forever.
+  server.requestTimeout = 30_000
+  server.keepAliveTimeout = 65_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, ctx.config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const actual = (server.address() as AddressInfo).port
+  let closed: Promise<void> | undefined
+  const close = () => {
+    closed ??= new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      // Prometheus keeps its connection alive between scrapes; without this, close waits for it to go idle.
+      server.closeAllConnections()
+    })
+    return closed
+  }
+  ctx.shutdown.register('metrics', close)
+  ctx.log.info({ port: actual, path: '/metrics' }, 'metrics listening')
+  return { port: actual, close }
+}

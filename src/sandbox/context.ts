@@ -1,0 +1,30 @@
+import type { Gateway } from './gateway.js'
+import type { Interactions } from './interactions.js'
+import type { RateLimits } from './rate-limits.js'
+import type { RequestCounter } from './request-counter.js'
+import type { Snowflakes } from './snowflakes.js'
+import type { World } from './world.js'
+
+/** The sandbox's public addresses (known once the server listens). */
+export interface SandboxUrls {
+  url: string
+  apiBase: string
+  robloxBase: string
+  gatewayUrl: string
+}
+
+/** Everything a route handler may use; built once by createSandbox. */
+export interface SandboxContext {
+  world: World
+  gateway: Gateway
+  interactions: Interactions
+  counter: RequestCounter
+  rateLimits: RateLimits
+  snowflakes: Snowflakes
+  now: () => number
+  /** Random URL-safe token of `bytes` random bytes. */
+  randomToken: (bytes: number) => string
+  acceptsToken: (token: string) => boolean
+  urls: () => SandboxUrls
+  log: (msg: string, fields?: object) => void
+}

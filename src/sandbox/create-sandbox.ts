@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { SandboxContext, SandboxUrls } from './context.js'
+import { controlRoutes } from './control-routes.js'
+import { createGateway } from './gateway.js'
+import {
+  controlError,
+  discordError,
+  matchRoute,
+  parseBody,
+  readBody,
+  sendReply,
+  type Reply,
+  type RequestInfo,
+  type Route,
+} from './http-kit.js'
+import { createInteractions } from './interactions.js'
+import { createRateLimits, rateLimitedReply, rateLimitHeaders } from './rate-limits.js'
+import { createRequestCounter } from './request-counter.js'
+import { restRoutes, type RestRoute } from './rest-routes.js'
+import { robloxError, robloxRoutes } from './roblox-routes.js'
+import { createSnowflakes } from './snowflakes.js'
+import { createWorld } from './world.js'
+
+/** Settings of a sandbox. */
+export interface SandboxOptions {
+  /** Port to listen on; 0 picks a free one. */
+  port: number
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string
+  /** Shards announced by `GET /gateway/bot` and used to route guilds (default 1). */
+  shardCount?: number
+  /** The only bot token accepted; when omitted any non-empty token is accepted. */
+  botToken?: string
+  /** Id of the default guild (default 100000000000000001). */
+  whitelistedGuildId?: string
+  /** Requests per second per rate-limit bucket before a 429 (default 50; 0 sends headers but never limits). */
+  rateLimitPerSecond?: number
+  /** Receives one line per notable event (identify, resume, disconnect, errors). */
+  log?: (msg: string, fields?: object) => void
+}
+
+/** A running sandbox and the addresses clients need. */
+export interface Sandbox {
+  /** `http://HOST:PORT`. */
+  url: string
+  /** `url + '/api'`: what discord.js `rest.api` takes. */
+  apiBase: string
+  /** `url + '/roblox'`: base of the fake Roblox users API. */
+  robloxBase: string
+  /** `ws://HOST:PORT`: what `GET /gateway/bot` announces. */
+  gatewayUrl: string
+  applicationId: string
+  botUserId: string
+  defaultGuildId: string
+  /** Stops listening, closes every socket and releases waiters. */
+  close(): Promise<void>
+}
+
+const API_PREFIX = /^\/api\/v(?:9|10)(?=\/|$)/
+
+function toRequestInfo(req: IncomingMessage, path: string, params: Record<string, string>, query: URLSearchParams, body: unknown): RequestInfo {
+  return { method: req.method ?? 'GET', path, params, query, headers: req.headers, body }
+}
+
+/** Starts the fake Discord (REST + gateway), the fake Roblox users API and the control API on one port. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1'
+  const shardCount = options.shardCount ?? 1
+  if (!Number.isInteger(shardCount) || shardCount < 1) throw new Error(`shardCount must be a positive integer, got ${shardCount}`)
+  const log = options.log ?? ((): void => undefined)
+  const now = (): number => Date.now()
+  const snowflakes = createSnowflakes(now)
+  const world = createWorld(
+    options.whitelistedGuildId === undefined
+      ? { snowflakes, now, shardCount }
+      : { snowflakes, now, shardCount, defaultGuildId: options.whitelistedGuildId },
+  )
+  const acceptsToken = (token: string): boolean =>
+    options.botToken === undefined ? token.length > 0 : token === options.botToken
+  let urls: SandboxUrls = { url: '', apiBase: '', robloxBase: '', gatewayUrl: '' }
+
+  const gateway = createGateway({
+    world,
+    shardCount,
+    acceptsToken,
+    gatewayUrl: () => urls.gatewayUrl,
+    randomHex: (bytes) => randomBytes(bytes).toString('hex'),
+    log,
+  })
+  const ctx: SandboxContext = {
+    world,
+    gateway,
+    interactions: createInteractions(),
+    counter: createRequestCounter(),
+    rateLimits: createRateLimits({ limit: options.rateLimitPerSecond ?? 50, windowMs: 1000, now }),
+    snowflakes,
+    now,
+    randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
+    acceptsToken,
+    urls: () => urls,
+    log,
+  }
+  const rest = restRoutes()
+  const roblox = robloxRoutes()
+  const control = controlRoutes()
+
+  const handleRest = async (req: IncomingMessage, path: string, query: URLSearchParams, raw: Buffer): Promise<Reply> => {
+    const method = req.method ?? 'GET'
+    const match = matchRoute(rest, method, path)
+    if (!match) {
+      ctx.counter.count(method, '(unmatched)', 404)
+      return discordError('unknownRoute')
+    }
+    const routeDef = match.route
+    let reply: Reply
+    try {
+      reply = await runRest(req, routeDef, match.params, path, query, raw)
+    } catch (err) {
+      log('sandbox REST handler failed', { method, route: routeDef.template, error: err instanceof Error ? err.stack : String(err) })
+      reply = discordError('internalError')
+    }
+    ctx.counter.count(method, routeDef.template, reply.status)
+    return reply
+  }
+
+  const runRest = async (
+    req: IncomingMessage,
+    routeDef: RestRoute,
+    params: Record<string, string>,
+    path: string,
+    query: URLSearchParams,
+    raw: Buffer,
+  ): Promise<Reply> => {
+    if (routeDef.auth) {
+      const header = req.headers.authorization ?? ''
+      if (!header.startsWith('Bot ') || !acceptsToken(header.slice(4))) return discordError('unauthorized')
+    }
+    const take = ctx.rateLimits.take(`${routeDef.method} ${routeDef.template}`, routeDef.major.map((p) => params[p] ?? '').join(':'))
+    if (!take.allowed) return rateLimitedReply(Math.max(0.001, take.resetAfterMs / 1000), take)
+    const parsed = parseBody(raw, req.headers['content-type'])
+    if (!parsed.ok) return { ...discordError('invalidJson'), headers: rateLimitHeaders(take) }
+    const reply = await routeDef.handler(toRequestInfo(req, path, params, query, parsed.value), ctx)
+    return { ...reply, headers: { ...rateLimitHeaders(take), ...reply.headers } }
+  }
+
+  const handleSimple = async (
+    routes: ReadonlyArray<Route<SandboxContext>>,
+    req: IncomingMessage,
+    path: string,
+    query: URLSearchParams,
+    raw: Buffer,
+    notFound: () => Reply,
+    badJson: () => Reply,
+  ): Promise<{ reply: Reply; template: string }> => {
+    const method = req.method ?? 'GET'
+    const match = matchRoute(routes, method, path)
+    if (!match) return { reply: notFound(), template: '(unmatched)' }
+    const parsed = parseBody(raw, req.headers['content-type'])
+    if (!parsed.ok) return { reply: badJson(), template: match.route.template }
+    const reply = await match.route.handler(toRequestInfo(req, path, match.params, query, parsed.value), ctx)
+    return { reply, template: match.route.template }
+  }
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://sandbox')
+    const path = url.pathname
+    let reply: Reply
+    try {
+      const raw = await readBody(req)
+      const apiPath = API_PREFIX.exec(path)
+      if (apiPath) {
+        reply = await handleRest(req, path.slice(apiPath[0].length) || '/', url.searchParams, raw)
+      } else if (path === '/roblox' || path.startsWith('/roblox/')) {
+        const { reply: robloxReply, template } = await handleSimple(
+          roblox,
+          req,
+          path.slice('/roblox'.length),
+          url.searchParams,
+          raw,
+          () => robloxError(404, 0, 'NotFound'),
+          () => robloxError(400, 0, 'BadRequest'),
+        )
+        ctx.counter.count(req.method ?? 'GET', `/roblox${template}`, robloxReply.status)
+        reply = robloxReply
+      } else if (path === '/control' || path.startsWith('/control/')) {
+        reply = (
+          await handleSimple(
+            control,
+            req,
+            path.slice('/control'.length),
+            url.searchParams,
+            raw,
+            () => controlError(404, `unknown control route ${req.method ?? 'GET'} ${path}`),
+            () => controlError(400, 'body is not valid JSON'),
+          )
+        ).reply
+      } else if (path.startsWith('/api/')) {
+        ctx.counter.count(req.method ?? 'GET', '(unmatched)', 404)
+        reply = discordError('unknownRoute')
+      } else {
+        reply = controlError(404, `nothing at ${path}: use /api/v10, /roblox, /control or a websocket upgrade`)
+      }
+    } catch (err) {
+      log('sandbox request failed', { method: req.method, path, error: err instanceof Error ? err.message : String(err) })
+      reply = discordError('internalError')
+    }
+    if (!res.writableEnded) sendReply(res, reply)
+  }
+
+  const server = createServer((req, res) => void onRequest(req, res))
+  server.keepAliveTimeout = 5000
+  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head))
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  const base = `http://${publicHost}:${port}`
+  urls = { url: base, apiBase: `${base}/api`, robloxBase: `${base}/roblox`, gatewayUrl: `ws://${publicHost}:${port}` }
+
+  let closed: Promise<void> | null = null
+  return {
+    ...urls,
+    applicationId: world.applicationId,
+    botUserId: world.botUserId,
+    defaultGuildId: world.defaultGuildId,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        ctx.interactions.clear()
+        gateway.close()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closed
+    },
+  }
+}

@@ -1,0 +1,31 @@
+import type { DiscordErrorName } from './discord-errors.js'
+import { discordError, type Reply } from './http-kit.js'
+import { rateLimitedReply } from './rate-limits.js'
+import type { FailureRule } from './world.js'
+
+/** Consumes one injected failure for `id`, if any is pending. */
+export function takeFailure(rules: Map<string, FailureRule>, id: string): FailureRule | null {
+  const rule = rules.get(id)
+  if (!rule) return null
+  rule.remaining -= 1
+  if (rule.remaining <= 0) rules.delete(id)
+  return rule
+}
+
+/** The Discord answer for an injected failure status; `notFound` and `forbidden` pick the error that fits the resource. */
+export function failureReply(rule: FailureRule, notFound: DiscordErrorName, forbidden: DiscordErrorName): Reply {
+  switch (rule.status) {
+    case 429:
+      return rateLimitedReply(rule.retryAfter, null)
+    case 404:
+      return discordError(notFound)
+    case 401:
+      return discordError('unauthorized')
+    case 403:
+      return discordError(forbidden)
+    case 500:
+      return discordError('internalError')
+    default:
+      return { status: rule.status, body: { message: `${rule.status}: Injected failure`, code: 0 } }
+  }
+}

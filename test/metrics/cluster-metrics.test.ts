@@ -1,0 +1,140 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { request } from 'node:http'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { dropEverything, testConfig, uniqueName, type Teardown } from '../helpers/stack.js'
+import { sampleValue, scrape, type Scrape } from './prometheus-text.js'
+
+const FRONT_ENTRY = fileURLToPath(new URL('../../src/front.ts', import.meta.url))
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** A GET on a fresh TCP connection, so the kernel picks a worker for each request (SO_REUSEPORT). */
+function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+interface RunningFront {
+  child: ChildProcess
+  api: string
+  metrics: string
+  workerPids(): Promise<number[]>
+}
+
+/** Starts the real front entry (primary plus `workers` cluster workers) as a child process, with its TS loader. */
+async function startFrontProcess(t: Teardown, workers: number): Promise<RunningFront> {
+  const name = uniqueName()
+  const config = testConfig(name)
+  const port = await freePort()
+  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
+  const child = spawn(process.execPath, [...loader, FRONT_ENTRY], {
+    env: {
+      ...process.env,
+      DATABASE_URL: config.databaseUrl,
+      REDIS_PREFIX: name,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: '0',
+      FRONT_WORKERS: String(workers),
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  t.teardown(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    }
+    await dropEverything(config, name)
+  })
+  const { metricsPort } = await new Promise<{ metricsPort: number }>((resolve, reject) => {
+    let metricsPort = 0
+    let buffered = ''
+    const timer = setTimeout(() => reject(new Error(`front did not start: ${stderr}`)), 60_000)
+    child.once('exit', (code) => reject(new Error(`front exited with ${code}: ${stderr}`)))
+    child.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString()
+      let nl: number
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl)
+        buffered = buffered.slice(nl + 1)
+        let entry: { msg?: string; port?: number; process?: string }
+        try {
+          entry = JSON.parse(line)
+        } catch {
+          continue
+        }
+        if (entry.msg === 'metrics listening' && entry.process === 'front') metricsPort = entry.port ?? 0
+        if (entry.msg === 'front listening') {
+          clearTimeout(timer)
+          resolve({ metricsPort })
+        }
+      }
+    })
+  })
+  return {
+    child,
+    api: `http://127.0.0.1:${port}/api/v1`,
+    metrics: `http://127.0.0.1:${metricsPort}/metrics`,
+    async workerPids() {
+      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=', '--ppid', String(child.pid)])
+      return stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0)
+    },
+  }
+}
+
+const callbacks200 = (s: Scrape) => sampleValue(s, 'presence_link_http_requests_total', { route: 'callbacks', status: '200' }) ?? 0
+
+t.test('the primary aggregates every cluster worker on METRICS_PORT', async (t) => {
+  const front = await startFrontProcess(t, 2)
+  const pids = await front.workerPids()
+  t.equal(pids.length, 2, 'two cluster workers run')
+
+  const sent = 40
+  for (let i = 0; i < sent; i++) t.equal(await getOnNewConnection(`${front.api}/callbacks/ABCD`), 200)
+  const both = await scrape(front.metrics)
+  t.equal(callbacks200(both), sent, 'the scrape sums the requests of both workers')
+  t.equal(sampleValue(both, 'presence_link_http_request_duration_seconds_count', { route: 'callbacks' }), sent)
+  t.equal(sampleValue(both, 'presence_link_codes_per_request_sum', { route: 'callbacks' }), sent)
+
+  // Killing one worker removes its share from the sum: what remains is the other worker's part, so both had served some.
+  process.kill(pids[0]!, 'SIGKILL')
+  let rest = sent
+  for (let i = 0; i < 200 && rest === sent; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    try {
+      rest = callbacks200(await scrape(front.metrics))
+    } catch {
+      // a replacement worker that is still starting can make one scrape fail; try again
+    }
+  }
+  t.ok(rest > 0 && rest < sent, `the surviving worker served part of the requests (${rest} of ${sent})`)
+})
+
+t.test('the primary serves metrics with a single worker', async (t) => {
+  const front = await startFrontProcess(t, 1)
+  t.equal((await front.workerPids()).length, 1)
+  for (let i = 0; i < 3; i++) t.equal(await getOnNewConnection(`${front.api}/rpc/ABCD`), 200)
+  const s = await scrape(front.metrics)
+  t.equal(sampleValue(s, 'presence_link_http_requests_total', { route: 'rpc', status: '200' }), 3)
+  t.ok((sampleValue(s, 'process_resident_memory_bytes') ?? 0) > 0, 'default process metrics come through the aggregation')
+})
