@@ -14,7 +14,7 @@ import { createLogger } from '../../src/lib/logger.js'
 import { createCodeCache } from '../../src/store/code-cache.js'
 import { createPresenceStore, type PresenceStore } from '../../src/store/presence-store.js'
 import type { FrontObserver } from '../../src/http/front-app.js'
-import { startConsumers, type ConsumerName } from '../../src/runtime/consumers.js'
+import { CONSUMERS, startConsumers, type ConsumerName } from '../../src/runtime/consumers.js'
 import { startFront } from '../../src/runtime/front-runtime.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { openDatabase, openRedis } from '../../src/runtime/storage.js'
@@ -85,7 +85,8 @@ export async function startStack(t: Teardown, opts: StackOptions = {}): Promise<
   const presence = createPresenceStore(redis, ctx.keys)
   const created = await createApiKey(db, redis, ctx.keys, 'test-server')
   if (!created.ok) throw new Error('could not create the test API key')
-  if (opts.consumers === undefined || opts.consumers.length > 0) await startConsumers(ctx, opts.consumers ?? ['bind', 'log'])
+  const consumers = opts.consumers ?? CONSUMERS
+  if (consumers.length > 0) await startConsumers(ctx, consumers)
   let api = ''
   let origin = ''
   if (opts.front !== false) {

@@ -1,0 +1,133 @@
+import t from 'tap'
+import { eventually, getText } from '../helpers/stack.js'
+import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
+
+let g: GatewayStack
+let n = 810000000000000000n
+const nextUser = () => String(++n)
+const command = (user: string, name: string, options?: unknown[]) =>
+  g.control<{ content: string; flags: number }>('POST', 'commands', { user_id: user, name, ...(options === undefined ? {} : { options }) })
+const staffCommand = (user: string, sub: string, option: { name: 'user' | 'code'; value: string }) =>
+  command(user, 'staff', [{ name: sub, type: 1, options: [{ name: option.name, type: option.name === 'user' ? 6 : 3, value: option.value }] }])
+
+let staff: string
+
+t.before(async () => {
+  g = await startGatewayStack(t)
+  staff = nextUser()
+  await g.control('POST', 'members', { id: staff, username: 'moderator', roles: [g.staffRoleId] })
+})
+
+t.test('/code', async (t) => {
+  t.test('issues a code in an ephemeral reply and gives the same code again', async (t) => {
+    const user = nextUser()
+    await g.control('POST', 'members', { id: user, username: 'newbie' })
+    const first = await command(user, 'code')
+    t.equal(first.flags & 64, 64, 'ephemeral')
+    const code = /\*\*([A-Z0-9]{4})\*\*/.exec(first.content)![1]!
+    t.equal(first.content, `Your new code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
+    const again = await command(user, 'code')
+    t.equal(again.content, `Your code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
+    t.equal((await g.stack.codes.ofUser(user))?.code, code)
+  })
+
+  t.test('shows the linked account once bound', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'linked')
+    await g.bind(code, 'Linked_R', 42)
+    const reply = await command(user, 'code')
+    t.equal(reply.content, `Your code **${code}** is linked to the Roblox account **Linked_R**.\nUse /unlink to remove the link.`)
+  })
+})
+
+t.test('/pause and /resume change callbacks; /unlink retires the code', async (t) => {
+  const user = nextUser()
+  const code = await g.codeFor(user, 'pauser')
+  await g.bind(code, 'Pauser_R', 43)
+  t.equal((await command(user, 'pause')).content, 'Detection paused: games now see "Detection Paused". Use /resume to undo.')
+  t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\n"Detection Paused";\n}\n`)
+  t.equal((await command(user, 'pause')).content, 'Nothing changed: detection is already paused.')
+  t.equal((await command(user, 'resume')).content, 'Detection resumed: games see your activity again.')
+  t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nPauser_R;\nNo activity detected;\n}\n`)
+  t.equal((await command(user, 'unlink')).content, `Your code **${code}** is retired and its link to **Pauser_R** removed. Use /code to get a new one.`)
+  t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\n"Code not found";\n}\n`)
+  const fresh = await command(user, 'code')
+  t.match(fresh.content, /^Your new code is \*\*[A-Z0-9]{4}\*\*/)
+  t.notMatch(fresh.content, code)
+  const codeless = nextUser()
+  await g.control('POST', 'members', { id: codeless, username: 'codeless' })
+  t.equal((await command(codeless, 'pause')).content, 'You have no code yet. Use /code to get one.')
+})
+
+t.test('staff commands', async (t) => {
+  t.test('ban by user gives the banned block; unban restores it', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'target')
+    await g.bind(code, 'Target_R', 44)
+    const reply = await staffCommand(staff, 'ban', { name: 'user', value: user })
+    t.equal(reply.content, `Done: ban on code **${code}** of <@${user}>.`)
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\nTarget_R;\n"This code is banned. Contact support for help.";\n}\n`)
+    t.equal((await staffCommand(staff, 'unban', { name: 'code', value: code })).content, `Done: unban on code **${code}** of <@${user}>.`)
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nTarget_R;\nNo activity detected;\n}\n`)
+    const trail = await g.stack.db.selectFrom('log_entries').select(['event_type', 'issued_by']).where('code', '=', code).orderBy('id').execute()
+    t.same(trail, [
+      { event_type: 'code_ban', issued_by: `moderator (${staff})` },
+      { event_type: 'code_unban', issued_by: `moderator (${staff})` },
+    ])
+  })
+
+  t.test('reset unlinks an invalidated code so its user can bind again; rotate gives a new code', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'victim')
+    await g.bind(code, 'Victim_R', 45)
+    t.equal((await g.bind(code, 'Thief_R', 46)).status, 409)
+    t.equal((await staffCommand(staff, 'reset', { name: 'code', value: code })).content, `Done: reset on code **${code}** of <@${user}>.`)
+    t.equal((await g.bind(code, 'Victim_R', 45)).status, 200)
+    const rotated = await staffCommand(staff, 'rotate', { name: 'user', value: user })
+    const fresh = /New code for <@\d+>: \*\*([A-Z0-9]{4})\*\*/.exec(rotated.content)![1]!
+    t.equal(rotated.content, `Code **${code}** retired. New code for <@${user}>: **${fresh}** (shown to them by /code).`)
+    t.equal((await g.stack.codes.ofUser(user))?.code, fresh)
+  })
+
+  t.test('info shows the state, the account and the infraction count', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'infoed')
+    await g.bind(code, 'Info_R', 47)
+    const reply = await staffCommand(staff, 'info', { name: 'code', value: code.toLowerCase() })
+    t.equal(reply.content, `Code **${code}** of <@${user}>\nState: active\nAccount: Info_R (47)\nInfractions: 0`)
+  })
+
+  t.test('members without the staff role or Manage Server are refused; bad options are explained', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'plain')
+    t.equal((await staffCommand(user, 'ban', { name: 'code', value: code })).content, 'Only staff can use this command.')
+    t.equal((await g.stack.codes.show(code))?.state, 'active')
+    t.equal((await staffCommand(staff, 'ban', { name: 'code', value: 'AB' })).content, 'A code is 4 characters, A-Z or 0-9.')
+    t.equal((await staffCommand(staff, 'ban', { name: 'code', value: 'QQQQ' })).content, 'No such code.')
+    t.equal((await command(staff, 'staff', [{ name: 'ban', type: 1, options: [] }])).content, 'Give either a user or a code.')
+  })
+})
+
+t.test('binding a code DMs its user; "This wasn\'t me" invalidates it and writes a moderation entry', async (t) => {
+  const user = nextUser()
+  const code = await g.codeFor(user, 'dmuser')
+  await g.bind(code, 'Dm_R', 48)
+  const dm = await eventually(async () => {
+    const messages = await g.control<Array<{ id: string; content: string; components: any[]; allowed_mentions: unknown }>>('GET', `messages?user_id=${user}`)
+    return messages[0]
+  }, 5000, 'the DM')
+  t.equal(dm.content, `Your code **${code}** was just linked to the Roblox account **Dm_R** (id 48).\nIf this wasn't you, press the button below: the code will be invalidated and staff will be told.`)
+  t.same(dm.allowed_mentions, { parse: [] })
+  const button = dm.components[0].components[0]
+  t.equal(button.label, "This wasn't me")
+  const stranger = nextUser()
+  await g.control('POST', 'members', { id: stranger, username: 'stranger' })
+  const refused = await g.control<{ content: string }>('POST', 'components', { user_id: stranger, custom_id: button.custom_id, message_id: dm.id })
+  t.equal(refused.content, 'This button is not for you.')
+  const reply = await g.control<{ content: string }>('POST', 'components', { user_id: user, custom_id: button.custom_id, message_id: dm.id })
+  t.equal(reply.content, `Code **${code}** is invalidated and staff were told. Ask a staff member for a new code.`)
+  t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\nDm_R;\n"This code was invalidated. Contact support for help.";\n}\n`)
+  const entry = await g.stack.db.selectFrom('log_entries').selectAll().where('code', '=', code).where('event_type', '=', 'code_invalidate').executeTakeFirstOrThrow()
+  t.equal(entry.category, 'moderation')
+  t.equal(entry.issued_by, `dmuser (${user}): this wasn't me`)
+})

@@ -1,0 +1,77 @@
+/** The whole service against the Discord sandbox: sandbox, front, workers and the real gateway (discord.js). */
+import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js'
+import { startGateway, type GatewayRuntime } from '../../src/gateway/gateway-runtime.js'
+import { createLogger } from '../../src/lib/logger.js'
+import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
+import { eventually, getText, postJson, startStack, type Stack, type Teardown } from './stack.js'
+
+/** A running service plus its sandbox. */
+export interface GatewayStack {
+  stack: Stack
+  sandbox: Sandbox
+  gateway: GatewayRuntime
+  gatewayCtx: ProcessContext
+  staffRoleId: string
+  /** Calls the sandbox control API; throws on a non-2xx answer. */
+  control<T = any>(method: string, path: string, body?: unknown): Promise<T>
+  /** Adds a member and runs /code for them; returns the code. */
+  codeFor(userId: string, username: string, guildId?: string): Promise<string>
+  /** Binds a code over HTTP. */
+  bind(code: string, username: string, id: number): Promise<{ status: number; body: any }>
+  /** Polls callbacks for `code` until `accept` holds; returns the text. */
+  callbacksUntil(code: string, accept: (text: string) => boolean, what?: string): Promise<string>
+}
+
+/** Starts everything for one test file. */
+export async function startGatewayStack(t: Teardown, opts: { shards?: number; env?: Record<string, string> } = {}): Promise<GatewayStack> {
+  const shards = opts.shards ?? 1
+  const sandbox = await createSandbox({ port: 0, shardCount: shards })
+  t.teardown(() => sandbox.close())
+  const state = (await (await fetch(`${sandbox.url}/control/state`)).json()) as { staffRoleId: string }
+  const env = {
+    RATE_LIMITS: 'off',
+    DISCORD_TOKEN: 'sandbox-token',
+    DISCORD_API: sandbox.apiBase,
+    ROBLOX_USERS_API: sandbox.robloxBase,
+    GUILD_WHITELIST: sandbox.defaultGuildId,
+    STAFF_ROLE_ID: state.staffRoleId,
+    MESSAGE_CONTENT: 'on',
+    SHARD_COUNT: String(shards),
+    ...opts.env,
+  }
+  const stack = await startStack(t, { env })
+  const gatewayCtx = createProcessContext('gateway', stack.config, createLogger('gateway', stack.config.logLevel))
+  t.teardown(() => gatewayCtx.shutdown.run('test done'))
+  const gateway = await startGateway(gatewayCtx)
+
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${sandbox.url}/control/${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${text}`)
+    return (text === '' ? undefined : JSON.parse(text)) as T
+  }
+  return {
+    stack,
+    sandbox,
+    gateway,
+    gatewayCtx,
+    staffRoleId: state.staffRoleId,
+    control,
+    async codeFor(userId, username, guildId) {
+      await control('POST', 'members', { id: userId, username, ...(guildId === undefined ? {} : { guild_id: guildId }) })
+      const reply = await control<{ content: string }>('POST', 'commands', { user_id: userId, name: 'code', ...(guildId === undefined ? {} : { guild_id: guildId }) })
+      const code = /\*\*([A-Z0-9]{4})\*\*/.exec(reply.content)?.[1]
+      if (code === undefined) throw new Error(`no code in reply: ${reply.content}`)
+      return code
+    },
+    bind: (code, username, id) => postJson(`${stack.api}/bind`, { code, platform_username: username, platform_user_id: id }, `Bearer ${stack.apiKey}`),
+    callbacksUntil: (code, accept, what = 'callbacks') =>
+      eventually(async () => {
+        const { text } = await getText(`${stack.api}/callbacks/${code}`)
+        return accept(text) ? text : undefined
+      }, 5000, what),
+  }
+}
