@@ -8,6 +8,7 @@ import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Stat
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { QueueName } from '../queue/names.js'
 import { createQueue } from '../queue/queues.js'
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { createPresenceStore } from '../store/presence-store.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
@@ -39,8 +40,13 @@ export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
   return intents
 }
 
+/** Shard status sink (the gateway metrics); built once the presence count can be read. */
+export type GatewayMetricsFactory = (presenceEntries: () => Promise<number>) => GatewayMetrics
+
+const PING_REPORT_MS = 15_000
+
 /** Starts the gateway and resolves when every shard is ready. */
-export async function startGateway(ctx: ProcessContext): Promise<GatewayRuntime> {
+export async function startGateway(ctx: ProcessContext, metricsFactory?: GatewayMetricsFactory): Promise<GatewayRuntime> {
   const { config, keys, log } = ctx
   if (config.discordToken === '') throw new Error('DISCORD_TOKEN is not set: the gateway needs a bot token (npm start runs the sandbox instead)')
   const db = await openDatabase(ctx, 5)
@@ -49,6 +55,7 @@ export async function startGateway(ctx: ProcessContext): Promise<GatewayRuntime>
   await syncGuilds(db, redis, keys)
   const codes = createCodeService({ db, cache })
   const store = createPresenceStore(redis, keys)
+  const metrics = metricsFactory?.(() => store.size())
   const auditQueue = createQueue(QueueName.Audit, redis, keys.bullPrefix)
   ctx.shutdown.register('audit-queue', () => auditQueue.close())
 
@@ -103,6 +110,16 @@ export async function startGateway(ctx: ProcessContext): Promise<GatewayRuntime>
   client.ws.on(GatewayDispatchEvents.GuildMembersChunk, (d: MembersChunk) => sync.onMembersChunk(d))
   client.on(Events.ShardReady, resync)
   client.on(Events.ShardResume, resync)
+  if (metrics !== undefined) {
+    for (const shard of config.shardIds) metrics.setShardReady(shard, false)
+    client.on(Events.ShardReady, (shard) => metrics.setShardReady(shard, true))
+    client.on(Events.ShardResume, (shard) => metrics.setShardReady(shard, true))
+    client.on(Events.ShardDisconnect, (_event, shard) => metrics.setShardReady(shard, false))
+    client.on(Events.ShardReconnecting, (shard) => metrics.setShardReady(shard, false))
+    const pings = setInterval(() => client.ws.shards.forEach((s) => metrics.setShardPing(s.id, s.ping)), PING_REPORT_MS)
+    pings.unref()
+    ctx.shutdown.register('shard-pings', () => clearInterval(pings))
+  }
 
   const audit = createAuditEvents({
     redis,

@@ -1,6 +1,6 @@
 /** The whole service against the Discord sandbox: sandbox, front, workers and the real gateway (discord.js). */
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js'
-import { startGateway, type GatewayRuntime } from '../../src/gateway/gateway-runtime.js'
+import { startGateway, type GatewayMetricsFactory, type GatewayRuntime } from '../../src/gateway/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { eventually, getText, postJson, startStack, type Stack, type Teardown } from './stack.js'
@@ -23,7 +23,10 @@ export interface GatewayStack {
 }
 
 /** Starts everything for one test file. */
-export async function startGatewayStack(t: Teardown, opts: { shards?: number; env?: Record<string, string> } = {}): Promise<GatewayStack> {
+export async function startGatewayStack(
+  t: Teardown,
+  opts: { shards?: number; env?: Record<string, string>; metrics?: GatewayMetricsFactory } = {},
+): Promise<GatewayStack> {
   const shards = opts.shards ?? 1
   const sandbox = await createSandbox({ port: 0, shardCount: shards })
   t.teardown(() => sandbox.close())
@@ -42,7 +45,7 @@ export async function startGatewayStack(t: Teardown, opts: { shards?: number; en
   const stack = await startStack(t, { env })
   const gatewayCtx = createProcessContext('gateway', stack.config, createLogger('gateway', stack.config.logLevel))
   t.teardown(() => gatewayCtx.shutdown.run('test done'))
-  const gateway = await startGateway(gatewayCtx)
+  const gateway = await startGateway(gatewayCtx, opts.metrics)
 
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${sandbox.url}/control/${path}`, {
