@@ -49,10 +49,10 @@ export async function revokeApiKey(db: Kysely<Database>, redis: Redis, keys: Red
 /** Rewrites the Redis copy from MySQL (at worker start), so a lost Redis never locks game servers out. */
 export async function syncApiKeys(db: Kysely<Database>, redis: Redis, keys: RedisKeys): Promise<number> {
   const rows = await db.selectFrom('api_keys').select(['id', 'name', 'secret_hash']).where('revoked_at', 'is', null).execute()
-  const tmp = `${keys.apiKeys}:sync`
+  const tmp = `${keys.apiKeys}:sync:${randomBytes(6).toString('hex')}`
   const tx = redis.multi().del(tmp)
   if (rows.length > 0) tx.hset(tmp, ...rows.flatMap((r) => [r.id, `${r.secret_hash}|${r.name}`])).rename(tmp, keys.apiKeys)
-  else tx.del(keys.apiKeys)
+  else tx.del(keys.apiKeys, tmp)
   await tx.exec()
   return rows.length
 }

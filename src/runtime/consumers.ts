@@ -9,7 +9,7 @@ import { JobName, QueueName } from '../queue/names.js'
 import { createQueue } from '../queue/queues.js'
 import { createRobloxUsers } from '../roblox/roblox-users.js'
 import type { ProcessContext } from './process-context.js'
-import { openDatabase, openRedis, prepareRedisCopies } from './storage.js'
+import { keepRedisCopies, openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** Consumers this module can start. */
 export type ConsumerName = 'bind' | 'log' | 'audit'
@@ -31,6 +31,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   const db = await openDatabase(ctx, 20)
   const redis = await openRedis(ctx, 'request', 'data')
   const cache = await prepareRedisCopies(ctx, db, redis)
+  keepRedisCopies(ctx, db, redis)
   const codes = createCodeService({ db, cache })
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())

@@ -36,10 +36,37 @@ export async function openRedis(ctx: ProcessContext, role: RedisRole, name: stri
 /** Rebuilds the Redis copies of codes and API keys from MySQL when they are missing; returns the cache. */
 export async function prepareRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<CodeCache> {
   const cache = createCodeCache(redis, ctx.keys)
-  if (await cache.ensureBuilt(() => listLiveCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
+  // Keys first: the code cache's built marker is written last, so a crash in between redoes both.
   const keys = await syncApiKeys(db, redis, ctx.keys)
   ctx.log.info({ keys }, 'API keys synced to Redis')
+  if (await cache.ensureBuilt(() => listLiveCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
   return cache
+}
+
+/**
+ * Rebuilds the Redis copies whenever their built marker disappears (Redis restarted empty, or was flushed), so
+ * game servers are not locked out and codes do not read as unknown until some process restarts.
+ */
+export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, everyMs = 5000): void {
+  let running = false
+  const timer = setInterval(() => {
+    if (running) return
+    running = true
+    redis
+      .exists(ctx.keys.codesBuilt)
+      .then(async (built) => {
+        if (built === 0) {
+          ctx.log.warn('the Redis copies are gone (Redis restarted empty?); rebuilding them from MySQL')
+          await prepareRedisCopies(ctx, db, redis)
+        }
+      })
+      .catch((err: Error) => ctx.log.warn({ err: err.message }, 'could not check the Redis copies'))
+      .finally(() => {
+        running = false
+      })
+  }, everyMs)
+  timer.unref()
+  ctx.shutdown.register('redis-copies', () => clearInterval(timer))
 }
 
 /** True when MySQL answers a trivial query. */

@@ -1,4 +1,5 @@
 /** Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. */
+import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { CodeRecord } from '../domain/codes.js'
 import { encodeCachedCode } from './code-record.js'
@@ -36,8 +37,10 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       await tx.exec()
     },
     async rebuild(pages) {
-      const tmpCodes = `${keys.codes}:rebuild`
-      const tmpHolders = `${keys.holders}:rebuild`
+      // Per-run names: two processes rebuilding at once must not write into each other's half-built copy.
+      const run = randomBytes(6).toString('hex')
+      const tmpCodes = `${keys.codes}:rebuild:${run}`
+      const tmpHolders = `${keys.holders}:rebuild:${run}`
       await redis.del(tmpCodes, tmpHolders)
       let count = 0
       for await (const page of pages) {
@@ -52,7 +55,7 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
         count += page.length
       }
       const tx = redis.multi()
-      if (count === 0) tx.del(keys.codes, keys.holders)
+      if (count === 0) tx.del(keys.codes, keys.holders, tmpCodes, tmpHolders)
       else tx.rename(tmpCodes, keys.codes).rename(tmpHolders, keys.holders)
       tx.set(keys.codesBuilt, new Date().toISOString())
       await tx.exec()
