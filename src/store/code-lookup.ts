@@ -5,6 +5,7 @@
  * KEYS[2] `{p}:presence`         chat user id -> `shard|status|activity` (presence-entry.ts)
  * KEYS[3] `{p}:presence:shards`  shard id -> epoch ms until which that shard's entries are live
  * ARGV    the requested codes (already validated, distinct)
+ * Three commands whatever the number of codes: HMGET of the records, HMGET of the presences, HGETALL of the marks.
  * Returns a flat array, two items per code: the cached record ('' when unknown) and the activity text
  * ('' when the user has no live presence, the record does not need one, or the writing shard is stale).
  */
@@ -15,34 +16,41 @@ import type { CodeView } from '../text/blocks.js'
 
 const LOOKUP_SCRIPT = `
 local records = redis.call('HMGET', KEYS[1], unpack(ARGV))
-local t = redis.call('TIME')
-local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local shardLive = {}
-local out = {}
+local users = {}
+local wanted = {}
 for i = 1, #ARGV do
   local rec = records[i]
-  local activity = ''
   if rec then
     local state, paused, user, name = string.match(rec, '^([a-z]+)|([01])|([^|]*)|(.*)$')
     if state == 'active' and paused == '0' and name ~= nil and name ~= '' then
-      local p = redis.call('HGET', KEYS[2], user)
-      if p then
-        local shard, rest = string.match(p, '^(%d+)|[a-z]+|(.*)$')
-        if shard then
-          local live = shardLive[shard]
-          if live == nil then
-            local untilMs = tonumber(redis.call('HGET', KEYS[3], shard) or '0') or 0
-            live = untilMs > nowMs
-            shardLive[shard] = live
-          end
-          if live then activity = rest end
-        end
-      end
+      users[#users + 1] = user
+      wanted[i] = #users
     end
-  else
-    rec = ''
   end
-  out[#out + 1] = rec
+end
+local presences = {}
+local shardLive = {}
+if #users > 0 then
+  presences = redis.call('HMGET', KEYS[2], unpack(users))
+  local t = redis.call('TIME')
+  local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local marks = redis.call('HGETALL', KEYS[3])
+  for j = 1, #marks, 2 do
+    shardLive[marks[j]] = (tonumber(marks[j + 1]) or 0) > nowMs
+  end
+end
+local out = {}
+for i = 1, #ARGV do
+  local activity = ''
+  local slot = wanted[i]
+  if slot then
+    local p = presences[slot]
+    if p then
+      local shard, rest = string.match(p, '^(%d+)|[a-z]+|(.*)$')
+      if shard and shardLive[shard] then activity = rest end
+    end
+  end
+  out[#out + 1] = records[i] or ''
   out[#out + 1] = activity
 end
 return out

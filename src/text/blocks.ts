@@ -37,8 +37,11 @@ function assertCode(code: string): void {
   if (!isCode(code)) throw new TypeError(`not a code: ${JSON.stringify(code)}`)
 }
 
+// Stored usernames are validated to this already; sanitizing would return them unchanged, so skip the work.
+const PLAIN_USERNAME = /^[A-Za-z0-9_]{1,32}$/
+
 function usernameLine(username: string | null): string {
-  const text = username === null ? '' : sanitizeText(username, USERNAME_MAX_LENGTH)
+  const text = username === null ? '' : PLAIN_USERNAME.test(username) ? username : sanitizeText(username, USERNAME_MAX_LENGTH)
   // A name that sanitizes to nothing would leave a bare ';' that reads as a missing line.
   return `${text === '' ? UNLINKED_USERNAME : text};\n`
 }

@@ -29,9 +29,16 @@ function tooMany(maxCodes: number): CodesPathResult {
   return { ok: false, reason: 'too_many_codes', message: `too many codes: at most ${maxCodes} per request` }
 }
 
+// What well-behaved game servers send: only codes and plain `&`. Such a path needs no decoding or checks per token.
+const PLAIN_PATH = /^[A-Z0-9]{4}(?:&[A-Z0-9]{4})*$/
+
 /** Reads the undecoded path segment after `/callbacks/` or `/rpc/` into distinct codes in first-seen order. */
 export function parseCodesPath(raw: string, maxCodes: number): CodesPathResult {
   if (raw.length > MAX_RAW_LENGTH) return tooMany(maxCodes)
+  if (PLAIN_PATH.test(raw)) {
+    const codes = [...new Set(raw.split('&'))]
+    return codes.length > maxCodes ? tooMany(maxCodes) : { ok: true, codes, skipped: 0 }
+  }
   const seen = new Set<string>()
   let skipped = 0
   for (const token of raw.split(SEPARATOR)) {
