@@ -1,4 +1,5 @@
-/** The operator commands (migrate, keys, codes): each returns its output lines; the last line is the result. */
+/** The operator commands (migrate, keys, codes, guilds): each returns its output lines; the last line is the result. */
+import { userInfo } from 'node:os'
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-key-store.js'
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.js'
@@ -6,6 +7,15 @@ import type { StoredCode } from '../db/code-repository.js'
 import { addGuild, listGuilds, removeGuild } from '../gateway/guild-whitelist.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
+
+/** Who runs the CLI, for moderation trails: `cli:<login name>`. */
+export function operatorName(): string {
+  try {
+    return `cli:${userInfo().username}`
+  } catch {
+    return 'cli:operator'
+  }
+}
 
 /** Output of a command: lines to print and the exit status. */
 export interface CommandOutput {
@@ -90,7 +100,7 @@ async function codeService(ctx: ProcessContext): Promise<CodeService> {
 /** `presence-link codes ...`. */
 export async function codesCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
   const [sub, ...rest] = args
-  const actor = { source: 'cli', name: `cli:${process.env.USER ?? 'operator'}` }
+  const actor = { source: 'cli', name: operatorName() }
   if (sub === 'issue' || sub === 'rotate') {
     const user = flag(rest, 'chat-user')
     if (user === undefined || !SNOWFLAKE.test(user)) return usage(`codes ${sub} needs --chat-user with a Discord user id`)
@@ -133,7 +143,7 @@ export async function guildsCommand(ctx: ProcessContext, args: readonly string[]
   }
   const redis = await openRedis(ctx, 'request', 'cli')
   if (sub === 'add') {
-    const added = await addGuild(db, redis, ctx.keys, id, `cli:${process.env.USER ?? 'operator'}`)
+    const added = await addGuild(db, redis, ctx.keys, id, operatorName())
     return { lines: [added ? `whitelisted ${id}` : `${id} was already whitelisted`], exitCode: 0 }
   }
   return (await removeGuild(db, redis, ctx.keys, id)) ? { lines: [`removed ${id}`], exitCode: 0 } : fail(`${id} is not whitelisted`)

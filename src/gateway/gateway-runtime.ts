@@ -6,7 +6,7 @@
 import { Worker } from 'bullmq'
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Status } from 'discord.js'
 import { createCodeService, type CodeService } from '../codes/code-service.js'
-import { QueueName } from '../queue/names.js'
+import { JobName, QueueName } from '../queue/names.js'
 import { createQueue } from '../queue/queues.js'
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { createPresenceStore } from '../store/presence-store.js'
@@ -128,7 +128,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     messageContent: config.messageContent,
     retentionDays: config.messageRetentionDays,
     enqueue: async (job, jobId) => {
-      await auditQueue.add('audit', job, { jobId })
+      await auditQueue.add(JobName.Audit, job, { jobId })
     },
     log,
   })
