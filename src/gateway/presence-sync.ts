@@ -1,5 +1,5 @@
 /**
- * Keeps the presence hash equal to what Discord says, for users who hold a code.
+ * Keeps the presence hash equal to what Discord says, for users who hold a code; entries are keyed by that code.
  *
  * - PRESENCE_UPDATE: one write (or clear) per update; a user in several guilds has one entry (the latest wins,
  *   Discord sends the same presence to every shared guild).
@@ -82,10 +82,16 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const pending = new Map<string, PendingRequest>()
   let timer: NodeJS.Timeout | undefined
 
-  const holdersAmong = async (ids: string[]): Promise<Set<string>> => {
-    if (ids.length === 0) return new Set()
+  /** The live code of each user who has one. */
+  const codesOf = async (ids: string[]): Promise<Map<string, string>> => {
+    const out = new Map<string, string>()
+    if (ids.length === 0) return out
     const codes = await redis.hmget(keys.holders, ...ids)
-    return new Set(ids.filter((_, i) => codes[i] !== null))
+    ids.forEach((id, i) => {
+      const code = codes[i]
+      if (code != null) out.set(id, code)
+    })
+    return out
   }
 
   const request = (shardId: number, guildId: string, userIds?: string[]) =>
@@ -117,10 +123,11 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     async onPresenceUpdate(d, shardId) {
       const userId = d.user?.id
       if (userId === undefined) return
-      if ((await redis.hexists(keys.holders, userId)) === 0) return
+      const code = await redis.hget(keys.holders, userId)
+      if (code === null) return
       const entry = presenceEntryOf(d, shardId, gamePlatformName)
-      if (entry === null) await store.clear(userId)
-      else await store.set(userId, entry)
+      if (entry === null) await store.clear(code)
+      else await store.set(code, entry)
     },
 
     onMembersChunk(d) {
@@ -144,12 +151,13 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
         const { presences } = await request(shardId, guild.id)
         const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
-        const holders = await holdersAmong(live.map((p) => p.user.id))
+        const holders = await codesOf(live.map((p) => p.user.id))
         const entries: Array<[string, PresenceEntry]> = []
         for (const p of live) {
-          if (!holders.has(p.user.id) || seen.has(p.user.id)) continue
-          seen.add(p.user.id)
-          entries.push([p.user.id, presenceEntryOf(p, shardId, gamePlatformName)!])
+          const code = holders.get(p.user.id)
+          if (code === undefined || seen.has(code)) continue
+          seen.add(code)
+          entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
         }
         for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
         written += entries.length
@@ -171,17 +179,19 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     },
 
     async refreshUser(userId) {
+      const code = await redis.hget(keys.holders, userId)
+      if (code === null) return null
       for (const guild of deps.guilds()) {
         const { presences, members } = await request(guild.shardId, guild.id, [userId])
         if (!members.includes(userId)) continue
         const raw = presences.find((p) => p.user.id === userId)
         const entry = raw === undefined ? null : presenceEntryOf(raw, guild.shardId, gamePlatformName)
-        if (entry !== null && (await redis.hexists(keys.holders, userId)) === 1) {
-          await store.set(userId, entry)
+        if (entry !== null) {
+          await store.set(code, entry)
           return entry
         }
       }
-      await store.clear(userId)
+      await store.clear(code)
       return null
     },
 

@@ -22,6 +22,7 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       const tx = redis.multi()
       if (record.state === 'revoked') {
         tx.hdel(keys.codes, record.code)
+        tx.hdel(keys.presence, record.code)
         // Only drop the holder entry if it still points at this code (a rotation may have set the new one).
         tx.eval(
           "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",

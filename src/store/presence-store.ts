@@ -9,34 +9,34 @@ import type { RedisKeys } from './redis-keys.js'
 
 /** Write side of the presence hash. */
 export interface PresenceStore {
-  /** Sets or replaces a user's presence. */
-  set(chatUserId: string, entry: PresenceEntry): Promise<void>
+  /** Sets or replaces the presence shown for a code (the live code of the user it belongs to). */
+  set(code: string, entry: PresenceEntry): Promise<void>
   /** Sets many at once (a resync). */
-  setMany(entries: ReadonlyArray<readonly [chatUserId: string, entry: PresenceEntry]>): Promise<void>
-  /** Removes a user's presence (offline, left every shared guild, or no longer holds a code). */
-  clear(chatUserId: string): Promise<void>
+  setMany(entries: ReadonlyArray<readonly [code: string, entry: PresenceEntry]>): Promise<void>
+  /** Removes a code's presence (its user went offline or left every shared guild). */
+  clear(code: string): Promise<void>
   /** Marks a shard live until `untilMs` (epoch ms). */
   heartbeat(shard: number, untilMs: number): Promise<void>
   /** Marks a shard dead at once (clean shutdown). */
   markDead(shard: number): Promise<void>
-  /** Number of users with a stored presence. */
+  /** Number of codes with a stored presence. */
   size(): Promise<number>
 }
 
 /** Creates the store over a Redis client. */
 export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStore {
   return {
-    async set(chatUserId, entry) {
-      await redis.hset(keys.presence, chatUserId, encodePresence(entry))
+    async set(code, entry) {
+      await redis.hset(keys.presence, code, encodePresence(entry))
     },
     async setMany(entries) {
       if (entries.length === 0) return
       const args: string[] = []
-      for (const [id, entry] of entries) args.push(id, encodePresence(entry))
+      for (const [code, entry] of entries) args.push(code, encodePresence(entry))
       await redis.hset(keys.presence, ...args)
     },
-    async clear(chatUserId) {
-      await redis.hdel(keys.presence, chatUserId)
+    async clear(code) {
+      await redis.hdel(keys.presence, code)
     },
     async heartbeat(shard, untilMs) {
       await redis.hset(keys.presenceShards, String(shard), String(untilMs))

@@ -3,16 +3,18 @@
  *
  * | key | type | holds | written by | read by |
  * |---|---|---|---|---|
- * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername` (see code-record.ts) | workers and CLI after each MySQL commit; rebuilt from MySQL at start when `{p}:codes:built` is missing | front (callbacks, rpc) through the lookup script |
+ * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername` (see code-record.ts) | workers and CLI after each MySQL commit; rebuilt from MySQL at start when `{p}:codes:built` is missing | front (code lookup) |
  * | `{p}:codes:built` | string | ISO time of the last full rebuild of `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
  * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE | as `{p}:codes` | gateway (which presences to keep) |
- * | `{p}:presence` | hash | field = chat user id, value = `shard|status|rendered activity lines` (see presence-store.ts) | gateway | front through the lookup script |
- * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat | lookup script (stale shard: presence ignored) |
+ * | `{p}:presence` | hash | field = the holder's live CODE, value = `shard|status|rendered activity lines` (see presence-entry.ts); keyed by code so the front reads it beside `{p}:codes` in one round trip | gateway; a revoked code's entry is removed with it | front (code lookup) |
+ * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat | front (code lookup: a stale shard's presences are ignored) |
  * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start | front (bearer check) |
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker | bind worker |
  * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start | gateway (audit events) |
  * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE | gateway on MESSAGE_UPDATE/DELETE (what was said) |
  * | `{p}:rl:{route}:{ip}` | rate-limiter-flexible | points used in the current window | front | front |
+ * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (SET NX, renew and release by Lua compare-and-set) | delivery consumers |
+ * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer, by Lua (rate-gate.ts) | delivery consumer |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers | workers |
  */
 
@@ -27,6 +29,8 @@ export interface RedisKeys {
   readonly apiKeys: string
   readonly bullPrefix: string
   readonly guilds: string
+  readonly deliveryRate: string
+  readonly deliveryLease: (category: string) => string
   readonly message: (id: string) => string
   readonly rateLimitPrefix: (route: string) => string
   readonly robloxUser: (name: string) => string
@@ -44,6 +48,8 @@ export function createRedisKeys(prefix: string): RedisKeys {
     apiKeys: `${prefix}:apikeys`,
     bullPrefix: `${prefix}:bull`,
     guilds: `${prefix}:guilds`,
+    deliveryRate: `${prefix}:delivery:rate`,
+    deliveryLease: (category: string) => `${prefix}:delivery:lease:${category}`,
     message: (id: string) => `${prefix}:msg:${id}`,
     rateLimitPrefix: (route: string) => `${prefix}:rl:${route}`,
     robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,

@@ -42,7 +42,7 @@ t.test('going offline clears the activity; coming back restores it', async (t) =
   t.equal(await g.callbacksUntil(code, (s) => s.includes('No activity')), `{${code};\nBob_R;\nNo activity detected;\n}\n`)
   await g.control('POST', 'presence', { user_id: user, status: 'idle', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
-  t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, user), 1)
+  t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, code), 1)
 })
 
 t.test('hostile activity text cannot break the blocks', async (t) => {
@@ -65,7 +65,12 @@ t.test('presence of a member without a code is not stored', async (t) => {
   const { code } = await linkedUser('witness', 'Witness_R', 4)
   await g.control('POST', 'presence', { user_id: (await g.stack.codes.show(code))!.chatUserId, status: 'online', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
-  t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, user), 0)
+  const keys = g.stack.ctx.keys
+  const held = new Set(Object.values(await g.stack.redis.hgetall(keys.holders)))
+  const stored = await g.stack.redis.hkeys(keys.presence)
+  t.ok(stored.includes(code))
+  t.ok(stored.every((c) => held.has(c)), 'every stored presence belongs to a live code')
+  t.equal(await g.stack.redis.hexists(keys.holders, user), 0, 'the member without a code holds none')
 })
 
 t.test('a user who gets a code while already playing shows at once (their presence is fetched)', async (t) => {

@@ -16,7 +16,7 @@ async function linked(username: string, activities: ActivityInput[] | null, shar
   const bound = await stack.codes.bind(code.code, { platformUserId: String(user % 1_000_000n), platformUsername: username }, { source: 'test' })
   if (bound.status !== 'bound') throw new Error(`setup bind gave ${bound.status}`)
   if (activities !== null) {
-    await stack.presence.set(chatUser, { shard, status: 'online', activity: renderActivityGroups(activities, 'Roblox') })
+    await stack.presence.set(code.code, { shard, status: 'online', activity: renderActivityGroups(activities, 'Roblox') })
   }
   return code.code
 }

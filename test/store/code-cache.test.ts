@@ -20,3 +20,11 @@ t.test('when Redis loses the code cache, a rebuild from MySQL serves every live 
   t.equal(await stack.redis.hget(keys.holders, '600000000000000001'), a)
   t.equal(await stack.redis.hget(keys.holders, '600000000000000002'), null)
 })
+
+t.test('revoking a code removes the presence stored under it', async (t) => {
+  const stack = await startStack(t, { front: false, consumers: [] })
+  const { code } = await stack.codes.issue('600000000000000009')
+  await stack.presence.set(code.code, { shard: 0, status: 'online', activity: 'Playing,\nMinecraft;\n' })
+  await stack.codes.act(code.code, 'revoke', { source: 'test' })
+  t.equal(await stack.redis.hexists(stack.ctx.keys.presence, code.code), 0)
+})
