@@ -75,6 +75,6 @@ export async function startGatewayStack(
       eventually(async () => {
         const { text } = await getText(`${stack.api}/callbacks/${code}`)
         return accept(text) ? text : undefined
-      }, 5000, what),
+      }, 10_000, what),
   }
 }
