@@ -41,8 +41,8 @@ export function createGatewayMetrics(registry: Registry, opts: GatewayMetricsOpt
           try {
             gauge.set(await count())
           } catch {
-            // Redis down: keep no value rather than a stale one; the scrape itself still succeeds.
-            gauge.reset()
+            // Redis down: NaN says "unknown" where 0 or a stale count would mislead; the scrape itself still succeeds.
+            gauge.set(Number.NaN)
           }
         },
   )

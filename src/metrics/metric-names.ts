@@ -4,6 +4,7 @@
  * lists below (`labelValue` maps anything else to `other`), so no label can grow without bound: no IPs, codes,
  * user ids or raw paths.
  */
+import { DEFAULT_RATE_LIMITS } from '../config.js'
 import { ErrorCode } from '../lib/error-codes.js'
 import { QueueName } from '../queue/names.js'
 import { LOG_CATEGORIES } from '../schemas/log-request.js'
@@ -153,11 +154,11 @@ export const Metric = {
 /** Every metric definition, in list order. */
 export const ALL_METRICS: readonly MetricSpec[] = Object.values(Metric)
 
-/** Route names of the front (the label `route`); anything else is counted as `other`. */
-export const ROUTES = ['callbacks', 'rpc', 'bind', 'log', 'healthz', 'readyz', 'not_found'] as const
+/** Routes with a rate limit: every route of the rate-limit configuration. */
+export const LIMITED_ROUTES: readonly string[] = Object.keys(DEFAULT_RATE_LIMITS)
 
-/** Routes with a rate limit. */
-export const LIMITED_ROUTES = ['bind', 'log', 'callbacks', 'rpc'] as const
+/** Route names of the front (the label `route`); anything else is counted as `other`. */
+export const ROUTES: readonly string[] = [...LIMITED_ROUTES, 'healthz', 'readyz', 'not_found']
 
 /** Bind outcomes (the label `status` of bind outcomes). */
 export const BIND_OUTCOMES = [
