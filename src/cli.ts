@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { codesCommand, guildsCommand, keysCommand, migrateCommand, usage, type CommandOutput } from './cli/admin-commands.js'
+import { destinationsCommand, logsCommand, watchlistCommand } from './cli/delivery-commands.js'
 import { createLogger } from './lib/logger.js'
 import { createProcessContext } from './runtime/process-context.js'
 
@@ -14,7 +15,7 @@ const HELP = `presence-link: link Discord users to Roblox accounts, serve their 
 Processes:
   presence-link serve              everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)
   presence-link front              the HTTP front (node:cluster, FRONT_WORKERS processes on PORT)
-  presence-link worker [bind|log|audit]  queue consumers (all when none named)
+  presence-link worker [bind|log|audit|delivery]  queue consumers and delivery to Discord (all when none named)
   presence-link gateway            the Discord gateway for SHARD_IDS of SHARD_COUNT
   presence-link sandbox [--port N] [--shards N]  the local fake of Discord and the Roblox users API
 
@@ -24,6 +25,9 @@ Administration (each prints its result as the last line):
   presence-link codes issue --chat-user ID | codes show CODE | codes rotate --chat-user ID
   presence-link codes ban|unban|pause|resume|reset|revoke CODE
   presence-link guilds add ID | guilds remove ID | guilds list
+  presence-link destinations set CATEGORY TARGET | unset CATEGORY | list | retry CATEGORY
+  presence-link logs replay --category CATEGORY --since ISO_TIME
+  presence-link watchlist add ROBLOX_USER_ID [--reason TEXT] | remove ROBLOX_USER_ID | list
 `
 
 /** Process commands and the entry file each one runs. */
@@ -53,6 +57,9 @@ if (entry !== undefined) {
     else if (command === 'keys') out = await keysCommand(ctx, args)
     else if (command === 'codes') out = await codesCommand(ctx, args)
     else if (command === 'guilds') out = await guildsCommand(ctx, args)
+    else if (command === 'destinations') out = await destinationsCommand(ctx, args)
+    else if (command === 'logs') out = await logsCommand(ctx, args)
+    else if (command === 'watchlist') out = await watchlistCommand(ctx, args)
     else out = usage(`unknown command ${command}`)
   } catch (err) {
     out = { lines: [`error: ${(err as Error).message}`], exitCode: 1 }

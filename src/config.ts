@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os'
 import * as v from 'valibot'
+import { parseDestinationTarget } from './delivery/destination.js'
 
 const intString = (name: string, min: number, max: number) =>
   v.pipe(
@@ -56,7 +57,7 @@ const RateLimitsSchema = v.pipe(
   v.string(),
   v.trim(),
   v.check(
-    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc)=\d+\/\d+\s*)*$/.test(s),
+    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc|info|safety)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc|info|safety)=\d+\/\d+\s*)*$/.test(s),
     'RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
   ),
   v.transform((s): RateLimits | null => {
@@ -77,12 +78,14 @@ export interface RateLimit {
   seconds: number
 }
 
-/** The four limited routes of the spec. */
+/** The four limited routes of the spec, and info and safety (their own budgets, the log's numbers by default). */
 export interface RateLimits {
   bind: RateLimit
   log: RateLimit
   callbacks: RateLimit
   rpc: RateLimit
+  info: RateLimit
+  safety: RateLimit
 }
 
 /** The spec's limits (Limits table). */
@@ -91,9 +94,11 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   log: { points: 30, seconds: 60 },
   callbacks: { points: 100, seconds: 10 },
   rpc: { points: 100, seconds: 10 },
+  info: { points: 30, seconds: 60 },
+  safety: { points: 30, seconds: 60 },
 })
 
-const EnvSchema = v.object({
+const EnvEntries = v.object({
   PORT: v.optional(intString('PORT', 0, 65535), '8080'),
   HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'HOST must not be empty')), '0.0.0.0'),
   FRONT_WORKERS: v.optional(intString('FRONT_WORKERS', 1, 256), String(cpus().length)),
@@ -124,7 +129,64 @@ const EnvSchema = v.object({
   COMMAND_SCOPE: v.optional(v.picklist(['guild', 'global'], 'COMMAND_SCOPE must be guild or global'), 'guild'),
   MESSAGE_RETENTION_DAYS: v.optional(intString('MESSAGE_RETENTION_DAYS', 0, 365), '7'),
   SANDBOX_PORT: v.optional(intString('SANDBOX_PORT', 0, 65535), '8090'),
+  LOG_DESTINATION_SERVER: v.optional(v.pipe(v.string(), v.trim()), ''),
+  LOG_DESTINATION_INGAME: v.optional(v.pipe(v.string(), v.trim()), ''),
+  LOG_DESTINATION_MODERATION: v.optional(v.pipe(v.string(), v.trim()), ''),
+  DELIVERY_RATE_LIMIT: v.optional(intString('DELIVERY_RATE_LIMIT', 1, 50), '45'),
+  DELIVERY_BATCH_MS: v.optional(intString('DELIVERY_BATCH_MS', 0, 10000), '1000'),
+  DELIVERY_POLL_MS: v.optional(intString('DELIVERY_POLL_MS', 20, 10000), '250'),
+  SAFETY_REVIEW_INFRACTIONS: v.optional(intString('SAFETY_REVIEW_INFRACTIONS', 0, 100000), '1'),
+  SAFETY_UNSAFE_INFRACTIONS: v.optional(intString('SAFETY_UNSAFE_INFRACTIONS', 0, 100000), '3'),
 })
+
+type DestinationVariable = 'LOG_DESTINATION_SERVER' | 'LOG_DESTINATION_INGAME' | 'LOG_DESTINATION_MODERATION'
+
+function destinationProblem(input: unknown, name: DestinationVariable): string | null {
+  const env = input as Partial<Record<DestinationVariable | 'DISCORD_API', string>>
+  const value = env[name] ?? ''
+  if (value === '') return null
+  const parsed = parseDestinationTarget(value, env.DISCORD_API ?? '')
+  return parsed.ok ? null : parsed.message
+}
+
+const destinationMessage = (input: unknown, name: DestinationVariable) => `${name} ${destinationProblem(input, name) ?? 'is invalid'}`
+
+// A webhook on the DISCORD_API host is trusted too, so each destination is checked together with DISCORD_API.
+const EnvSchema = v.pipe(
+  EnvEntries,
+  v.forward(
+    v.partialCheck(
+      [['LOG_DESTINATION_SERVER'], ['DISCORD_API']],
+      (env) => destinationProblem(env, 'LOG_DESTINATION_SERVER') === null,
+      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_SERVER'),
+    ),
+    ['LOG_DESTINATION_SERVER'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['LOG_DESTINATION_INGAME'], ['DISCORD_API']],
+      (env) => destinationProblem(env, 'LOG_DESTINATION_INGAME') === null,
+      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_INGAME'),
+    ),
+    ['LOG_DESTINATION_INGAME'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['LOG_DESTINATION_MODERATION'], ['DISCORD_API']],
+      (env) => destinationProblem(env, 'LOG_DESTINATION_MODERATION') === null,
+      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_MODERATION'),
+    ),
+    ['LOG_DESTINATION_MODERATION'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['SAFETY_REVIEW_INFRACTIONS'], ['SAFETY_UNSAFE_INFRACTIONS']],
+      (env) => env.SAFETY_REVIEW_INFRACTIONS === 0 || env.SAFETY_UNSAFE_INFRACTIONS === 0 || env.SAFETY_UNSAFE_INFRACTIONS >= env.SAFETY_REVIEW_INFRACTIONS,
+      'SAFETY_UNSAFE_INFRACTIONS must be at least SAFETY_REVIEW_INFRACTIONS (or 0 to turn that level off)',
+    ),
+    ['SAFETY_UNSAFE_INFRACTIONS'],
+  ),
+)
 
 /** The validated, frozen configuration. */
 export type Config = Readonly<{
@@ -155,6 +217,13 @@ export type Config = Readonly<{
   commandScope: 'guild' | 'global'
   messageRetentionDays: number
   sandboxPort: number
+  /** Destination per category from LOG_DESTINATION_*: a channel id or a webhook URL; '' when not set. */
+  logDestinations: Readonly<Record<'server' | 'ingame' | 'moderation', string>>
+  deliveryRateLimit: number
+  deliveryBatchMs: number
+  deliveryPollMs: number
+  safetyReviewInfractions: number
+  safetyUnsafeInfractions: number
 }>
 
 /** Result of reading an environment: the config, or every problem found. */
@@ -163,7 +232,7 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; problems:
 /** Validates an environment (pure: pass `process.env` or a test object). */
 export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
   const input: Record<string, string> = {}
-  for (const key of Object.keys(EnvSchema.entries)) {
+  for (const key of Object.keys(EnvEntries.entries)) {
     const value = env[key]
     if (value !== undefined && value !== '') input[key] = value
   }
@@ -210,6 +279,12 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       commandScope: o.COMMAND_SCOPE,
       messageRetentionDays: o.MESSAGE_RETENTION_DAYS,
       sandboxPort: o.SANDBOX_PORT,
+      logDestinations: Object.freeze({ server: o.LOG_DESTINATION_SERVER, ingame: o.LOG_DESTINATION_INGAME, moderation: o.LOG_DESTINATION_MODERATION }),
+      deliveryRateLimit: o.DELIVERY_RATE_LIMIT,
+      deliveryBatchMs: o.DELIVERY_BATCH_MS,
+      deliveryPollMs: o.DELIVERY_POLL_MS,
+      safetyReviewInfractions: o.SAFETY_REVIEW_INFRACTIONS,
+      safetyUnsafeInfractions: o.SAFETY_UNSAFE_INFRACTIONS,
     }),
   }
 }

@@ -2,11 +2,13 @@
 import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
 import * as core from './migrations/0001-core.js'
 import * as guildWhitelist from './migrations/0002-guild-whitelist.js'
+import * as deliverySafety from './migrations/0003-delivery-safety.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-core': core,
   '0002-guild-whitelist': guildWhitelist,
+  '0003-delivery-safety': deliverySafety,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

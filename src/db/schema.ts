@@ -41,6 +41,33 @@ export interface LogEntriesTable {
   data: string | null
   received_at: Date
   created_at: CreatedAt
+  /** Set by the delivery consumer; new rows start `pending` (the column default). */
+  delivery_state: ColumnType<DeliveryState, DeliveryState | undefined, DeliveryState>
+  delivery_message_id: ColumnType<string | null, string | null | undefined, string | null>
+  delivery_error: ColumnType<string | null, string | null | undefined, string | null>
+  delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
+/** Delivery state of a log entry: waiting, posted (with its message id), refused for good, or no destination. */
+export type DeliveryState = 'pending' | 'sent' | 'failed' | 'none'
+
+/** `log_destinations`: where each category's entries are posted (a channel id or a webhook URL). */
+export interface LogDestinationsTable {
+  category: 'server' | 'ingame' | 'moderation'
+  kind: 'channel' | 'webhook'
+  target: string
+  set_by: string
+  disabled_at: Date | null
+  disabled_reason: string | null
+  updated_at: ColumnType<Date, Date | undefined, Date>
+}
+
+/** `watchlist`: platform user ids staff want reviewed by the safety check. */
+export interface WatchlistTable {
+  platform_user_id: string
+  reason: string | null
+  added_by: string
+  added_at: CreatedAt
 }
 
 /** `infractions`: moderation entries that named an existing code, attached to its chat user. */
@@ -71,4 +98,6 @@ export interface Database {
   api_keys: ApiKeysTable
   log_entries: LogEntriesTable
   infractions: InfractionsTable
+  log_destinations: LogDestinationsTable
+  watchlist: WatchlistTable
 }

@@ -1,6 +1,7 @@
 /**
  * The HTTP front: the spec's four endpoints plus health checks, on hyper-express. It reads only Redis
- * (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request path.
+ * (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request path,
+ * except the info and safety routes (staff-routes.ts), which read infractions and the watchlist there.
  */
 import { randomUUID } from 'node:crypto'
 import HyperExpress, { type Request, type Response } from 'hyper-express'
@@ -18,6 +19,7 @@ import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../text/bloc
 import { parseCodesPath } from '../text/codes-path.js'
 import type { ClientIpResolver } from './client-ip.js'
 import type { LimitedRoute, RateLimitCheck } from './rate-limiter.js'
+import { registerStaffRoutes, type StaffDeps } from './staff-routes.js'
 import {
   bindReply,
   jsonError,
@@ -57,6 +59,8 @@ export interface FrontDeps {
   submitLog(job: LogJob, jobId: string): Promise<void>
   /** Reachability of Redis and MySQL. */
   checkReady(): Promise<{ redis: boolean; mysql: boolean }>
+  /** Reads behind the info and safety routes; without them those routes are not served. */
+  staff?: StaffDeps
   observer?: FrontObserver
 }
 
@@ -243,6 +247,23 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     }
     return jsonOk({ status: 'logged', category })
   }))
+
+  if (deps.staff !== undefined) {
+    registerStaffRoutes(
+      app,
+      {
+        wrap,
+        limited: (route, ctx) => limited(route, ctx, false),
+        authorize: async (req) => {
+          const rejected = await authorizeAs(req)
+          return rejected === null ? { ok: true, keyName: keyName.get(req) ?? 'unknown' } : { ok: false, reply: rejected }
+        },
+        readJson,
+        validateBody,
+      },
+      { ...deps.staff, submitLog: deps.submitLog, log },
+    )
+  }
 
   app.get('/healthz', wrap('healthz', async () => ({ status: 200, type: 'text', body: 'ok\n' })))
   app.get('/readyz', wrap('readyz', async () => {

@@ -4,6 +4,7 @@ export const ErrorCode = {
   RateLimited: 'rate_limited',
   UnknownCategory: 'unknown_category',
   InvalidCode: 'invalid_code',
+  InvalidQuery: 'invalid_query',
   ValidationFailed: 'validation_failed',
   BodyTooLarge: 'body_too_large',
   InvalidJson: 'invalid_json',

@@ -2,9 +2,11 @@
 import { Worker, type Processor } from 'bullmq'
 import type { Registry } from 'prom-client'
 import { createCodeService } from '../codes/code-service.js'
+import { startDelivery } from '../delivery/delivery-runner.js'
 import { createBindProcessor } from '../jobs/bind-processor.js'
 import { createLogProcessor } from '../jobs/log-processor.js'
 import { createConsumerMetrics, registerQueueGauges, type JobCountsReader } from '../metrics/consumer-metrics.js'
+import { createDeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createQueue } from '../queue/queues.js'
 import { createRobloxUsers } from '../roblox/roblox-users.js'
@@ -12,16 +14,19 @@ import type { ProcessContext } from './process-context.js'
 import { keepRedisCopies, openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** Consumers this module can start. */
-export type ConsumerName = 'bind' | 'log' | 'audit'
+export type ConsumerName = 'bind' | 'log' | 'audit' | 'delivery'
 
 /** Every consumer, in start order. */
-export const CONSUMERS: readonly ConsumerName[] = ['bind', 'log', 'audit']
+export const CONSUMERS: readonly ConsumerName[] = ['bind', 'log', 'audit', 'delivery']
+
+/** The consumers that are BullMQ workers; `delivery` posts stored entries to Discord (src/delivery/delivery-runner.ts). */
+type QueueConsumer = Exclude<ConsumerName, 'delivery'>
 
 /** Concurrency per consumer: binds serialize on row locks anyway; log inserts are independent. */
-const CONCURRENCY: Record<ConsumerName, number> = { bind: 16, log: 32, audit: 16 }
+const CONCURRENCY: Record<QueueConsumer, number> = { bind: 16, log: 32, audit: 16 }
 
 /** Started consumers, by name. */
-export type StartedConsumers = Map<ConsumerName, Worker>
+export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
 
 /**
  * Starts the named consumers sharing one MySQL pool and one Redis connection for data. With a `metrics` registry,
@@ -35,7 +40,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   const codes = createCodeService({ db, cache })
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())
-  const processors: Record<ConsumerName, Processor> = {
+  const processors: Record<QueueConsumer, Processor> = {
     bind: createBindProcessor({
       codes,
       resolve: createRobloxUsers({ baseUrl: ctx.config.robloxUsersApi, redis, cacheKey: ctx.keys.robloxUser }),
@@ -46,7 +51,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
     log: createLogProcessor({ db }),
     audit: createLogProcessor({ db }),
   }
-  const queueOf: Record<ConsumerName, string> = { bind: QueueName.Bind, log: QueueName.Log, audit: QueueName.Audit }
+  const queueOf: Record<QueueConsumer, string> = { bind: QueueName.Bind, log: QueueName.Log, audit: QueueName.Audit }
   const jobMetrics = metrics === undefined ? undefined : createConsumerMetrics(metrics)
   if (metrics !== undefined) {
     const readers = new Map<string, JobCountsReader>()
@@ -59,6 +64,19 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
+    if (name === 'delivery') {
+      const delivery = await startDelivery({
+        db,
+        redis,
+        keys: ctx.keys,
+        config: ctx.config,
+        log: ctx.log,
+        ...(metrics === undefined ? {} : { metrics: createDeliveryMetrics(metrics) }),
+      })
+      ctx.shutdown.register('consumer:delivery', () => delivery.close())
+      started.set(name, delivery)
+      continue
+    }
     const connection = await openRedis(ctx, 'worker', `consumer-${name}`)
     const processor = jobMetrics === undefined ? processors[name] : jobMetrics.instrument(queueOf[name], processors[name])
     const worker = new Worker(queueOf[name], processor, {

@@ -1,4 +1,4 @@
-/** Builds one front process's server from real clients: Redis for reads and queues, a tiny MySQL pool for /readyz. */
+/** Builds one front process's server from real clients: Redis for reads and queues, a small MySQL pool for /readyz, info and safety. */
 import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-store.js'
 import { createClientIpResolver } from '../http/client-ip.js'
@@ -6,6 +6,7 @@ import { createFrontApp, type FrontObserver } from '../http/front-app.js'
 import { createRateLimiter } from '../http/rate-limiter.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createQueue, createQueueEvents } from '../queue/queues.js'
+import { checkSafety, readCodeInfo, threatDetectionCategory } from '../safety/safety-service.js'
 import type { BindJobResult } from '../schemas/jobs.js'
 import { createCodeLookup } from '../store/code-lookup.js'
 import type { ProcessContext } from './process-context.js'
@@ -23,7 +24,7 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
   const redis = await openRedis(ctx, 'request', 'front')
   const queueRedis = await openRedis(ctx, 'request', 'front-queue')
   const eventsRedis = await openRedis(ctx, 'worker', 'front-events')
-  const db = await openDatabase(ctx, 2, false)
+  const db = await openDatabase(ctx, 4, false)
 
   const bindQueue = createQueue(QueueName.Bind, queueRedis, keys.bullPrefix)
   const logQueue = createQueue(QueueName.Log, queueRedis, keys.bullPrefix)
@@ -62,6 +63,11 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
         mysqlReachable(db),
       ])
       return { redis: r, mysql: m }
+    },
+    staff: {
+      readInfo: (code, page) => readCodeInfo(db, code, page),
+      checkSafety: (input) => checkSafety(db, input, { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }),
+      threatCategory: () => threatDetectionCategory(db, config.logDestinations.ingame),
     },
     ...(observer === undefined ? {} : { observer }),
   })

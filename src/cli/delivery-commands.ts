@@ -1,0 +1,115 @@
+/** Operator commands for delivery and safety: destinations, logs replay, watchlist. The last line is the result. */
+import { DESTINATION_VARIABLE } from '../delivery/delivery-runner.js'
+import { describeTarget, parseDestinationTarget } from '../delivery/destination.js'
+import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../delivery/destination-repository.js'
+import { countDeliveryStates, replayEntries } from '../delivery/entry-repository.js'
+import type { ProcessContext } from '../runtime/process-context.js'
+import { openDatabase } from '../runtime/storage.js'
+import { addToWatchlist, listWatchlist, MAX_WATCH_REASON, PLATFORM_USER_ID, removeFromWatchlist } from '../safety/watchlist.js'
+import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../schemas/log-request.js'
+import { flag, operatorName, usage, type CommandOutput } from './admin-commands.js'
+
+function fail(message: string): CommandOutput {
+  return { lines: [`error: ${message}`], exitCode: 1 }
+}
+
+// Date only (UTC midnight), or a time with Z or an offset: a zoneless time would silently mean the machine's zone.
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+/** Reads an ISO time as `--since` takes it; null when it is not one. */
+export function parseSince(value: string | undefined): Date | null {
+  if (value === undefined || !ISO_TIME.test(value)) return null
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number]
+  // Date.parse rolls 2024-02-30 over into March; a calendar date that does not exist is refused instead.
+  if (new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d || m < 1 || m > 12) return null
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? null : new Date(ms)
+}
+
+/** `presence-link destinations set CATEGORY TARGET | unset CATEGORY | list | retry CATEGORY`. */
+export async function destinationsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  const [sub, category, target] = args
+  const api = ctx.config.discordApi
+  if (sub === 'list') {
+    const db = await openDatabase(ctx, 2)
+    const stored = new Map((await listDestinations(db, api)).map((d) => [d.category, d]))
+    const lines: string[] = []
+    for (const c of LOG_CATEGORIES) {
+      const d = stored.get(c)
+      const counts = await countDeliveryStates(db, c)
+      const tally = `pending ${counts.pending}, sent ${counts.sent}, failed ${counts.failed}, not delivered ${counts.none}`
+      if (d === undefined) {
+        lines.push(`${c}\t(no destination)\t-\t${tally}`)
+        continue
+      }
+      const where = d.target.ok ? describeTarget(d.target.target) : `unusable target (${d.target.message})`
+      const state = d.disabledAt === null ? 'active' : `disabled since ${d.disabledAt.toISOString()}: ${d.disabledReason ?? ''}`
+      lines.push(`${c}\t${where}\t${state}\t${tally}\tset by ${d.setBy}`)
+    }
+    return { lines, exitCode: 0 }
+  }
+  if (sub !== 'set' && sub !== 'unset' && sub !== 'retry') {
+    return usage('destinations takes set CATEGORY TARGET, unset CATEGORY, list, or retry CATEGORY')
+  }
+  if (category === undefined || !isLogCategory(category)) return usage(`destinations ${sub} needs a CATEGORY: server, ingame or moderation`)
+  const fromEnv = ctx.config.logDestinations[category] !== ''
+  const envNote = `note: ${DESTINATION_VARIABLE[category]} is set; the delivery consumer puts it back when it starts`
+  if (sub === 'set') {
+    if (target === undefined) return usage('destinations set needs a TARGET: a channel id or a webhook URL')
+    const parsed = parseDestinationTarget(target, api)
+    if (!parsed.ok) return usage(`TARGET ${parsed.message}`)
+    const db = await openDatabase(ctx, 2)
+    await setDestination(db, category, parsed.target, operatorName(), { enable: true })
+    return { lines: [...(fromEnv ? [envNote] : []), `${category} → ${describeTarget(parsed.target)}`], exitCode: 0 }
+  }
+  const db = await openDatabase(ctx, 2)
+  if (sub === 'unset') {
+    if (!(await unsetDestination(db, category))) return fail(`${category} has no destination`)
+    return { lines: [...(fromEnv ? [envNote] : []), `removed the ${category} destination: its new entries are stored and not delivered`], exitCode: 0 }
+  }
+  if ((await getDestination(db, category, api)) === undefined) return fail(`${category} has no destination: set one with destinations set ${category} TARGET`)
+  const enabled = await enableDestination(db, category)
+  const { pending } = await countDeliveryStates(db, category)
+  return {
+    lines: [enabled ? `re-enabled ${category}: ${pending} pending entries will be sent in order` : `${category} was not disabled: ${pending} pending entries`],
+    exitCode: 0,
+  }
+}
+
+/** `presence-link logs replay --category C --since T`: sends a category's entries received since T again. */
+export async function logsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  const [sub, ...rest] = args
+  if (sub !== 'replay') return usage('logs takes replay --category CATEGORY --since ISO_TIME')
+  const category = flag(rest, 'category')
+  if (category === undefined || !isLogCategory(category)) return usage('logs replay needs --category server, ingame or moderation')
+  const since = parseSince(flag(rest, 'since'))
+  if (since === null) return usage('logs replay needs --since with an ISO time like 2024-05-01 or 2024-05-01T12:00:00Z')
+  const db = await openDatabase(ctx, 2)
+  if ((await getDestination(db, category as LogCategoryName, ctx.config.discordApi)) === undefined) {
+    return fail(`${category} has no destination: set one with destinations set ${category} TARGET first`)
+  }
+  const count = await replayEntries(db, category, since)
+  return { lines: [`queued ${count} ${category} entries received since ${since.toISOString()} for delivery`], exitCode: 0 }
+}
+
+/** `presence-link watchlist add ID [--reason R] | remove ID | list`. */
+export async function watchlistCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  const [sub, id, ...rest] = args
+  const db = await openDatabase(ctx, 2)
+  if (sub === 'list') {
+    const entries = await listWatchlist(db)
+    if (entries.length === 0) return { lines: ['the watchlist is empty'], exitCode: 0 }
+    return {
+      lines: entries.map((e) => `${e.platformUserId}\t${e.reason ?? '-'}\tadded by ${e.addedBy} at ${e.addedAt.toISOString()}`),
+      exitCode: 0,
+    }
+  }
+  if ((sub !== 'add' && sub !== 'remove') || id === undefined || !PLATFORM_USER_ID.test(id)) {
+    return usage('watchlist takes add ID [--reason TEXT], remove ID (a Roblox user id), or list')
+  }
+  if (sub === 'remove') return (await removeFromWatchlist(db, id)) ? { lines: [`removed ${id} from the watchlist`], exitCode: 0 } : fail(`${id} is not on the watchlist`)
+  const reason = flag(rest, 'reason')
+  if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_WATCH_REASON)) return usage(`--reason must be 1-${MAX_WATCH_REASON} characters`)
+  const outcome = await addToWatchlist(db, { platformUserId: id, reason: reason?.trim() ?? null, addedBy: operatorName() })
+  return { lines: [outcome === 'added' ? `added ${id} to the watchlist` : `${id} was already on the watchlist; reason updated`], exitCode: 0 }
+}

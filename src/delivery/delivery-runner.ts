@@ -1,0 +1,246 @@
+/**
+ * The delivery consumer: posts stored log entries to each category's destination, in order, batched.
+ *
+ * Ordering: for each category, exactly one process posts at a time, the holder of a Redis lease (lease.ts); every
+ * delivery process runs a loop per category and the others only retry the lease, so any number of processes can
+ * run and one takes over within the lease's life (15 s) when the holder dies. The holder reads the oldest pending
+ * entries by id with a locking read (entry-repository.ts), so an entry whose transaction commits late is waited for,
+ * not overtaken; it sends one message at a time and records each before the next, so a retry, a 429 or a restart
+ * resumes exactly where the order stopped. Delivery is at least once: a crash between Discord's answer and the
+ * MySQL update posts that message again.
+ *
+ * Batching: a read packs up to 100 entries into messages of at most 10 embeds and 6,000 characters; full messages
+ * go at once, the partial tail waits until its oldest entry has been seen pending for DELIVERY_BATCH_MS.
+ *
+ * Rate limits and failures: every request first passes the shared Redis gate (DELIVERY_RATE_LIMIT per second over all
+ * processes); a 429 is waited out for its retry_after and the same message sent again without spending an attempt;
+ * 5xx and network errors retry the same message with backoff, indefinitely (nothing is dropped; later entries wait
+ * behind it); 401/403/404 disable the destination (its entries stay pending until `destinations retry`); any other
+ * 4xx fails that message's entries with the reason (a multi-entry message is first split to find the culprit).
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Redis } from 'ioredis'
+import type { Kysely } from 'kysely'
+import type { Config } from '../config.js'
+import type { Database } from '../db/schema.js'
+import type { Logger } from '../lib/logger.js'
+import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
+import { LOG_CATEGORIES, type LogCategoryName } from '../schemas/log-request.js'
+import type { RedisKeys } from '../store/redis-keys.js'
+import { packMessages, readyCount, type Outgoing, type PackedMessage } from './batching.js'
+import { describeTarget, parseDestinationTarget, type DestinationTarget } from './destination.js'
+import { disableDestination, getDestination, setDestination, type StoredDestination } from './destination-repository.js'
+import { createDiscordPoster, type Poster } from './discord-poster.js'
+import { messagePayload, renderEntryEmbed } from './embeds.js'
+import { hasPending, markFailed, markNoDestination, markSent, readPending } from './entry-repository.js'
+import { createLease } from './lease.js'
+import { createRateGate } from './rate-gate.js'
+import { backoffMs } from './send-outcome.js'
+
+/** How long a lease lasts without renewal; the holder renews every third of it. */
+export const LEASE_MS = 15_000
+
+const ACQUIRE_EVERY_MS = 1000
+const ERROR_PAUSE_MS = 1000
+const READ_LIMIT = 100
+
+/** The environment variable that seeds each category's destination. */
+export const DESTINATION_VARIABLE: Readonly<Record<LogCategoryName, string>> = Object.freeze({
+  server: 'LOG_DESTINATION_SERVER',
+  ingame: 'LOG_DESTINATION_INGAME',
+  moderation: 'LOG_DESTINATION_MODERATION',
+})
+
+/** What the delivery consumer needs, built by the process that runs it. */
+export interface DeliveryDeps {
+  db: Kysely<Database>
+  /** A fail-fast connection for the lease and the rate gate. */
+  redis: Redis
+  keys: RedisKeys
+  config: Pick<Config, 'discordToken' | 'discordApi' | 'logDestinations' | 'deliveryRateLimit' | 'deliveryBatchMs' | 'deliveryPollMs'>
+  log: Logger
+  metrics?: DeliveryMetrics
+  /** Clock in epoch ms (tests may pass their own). */
+  now?: () => number
+}
+
+/** A running delivery consumer. */
+export interface DeliveryRunner {
+  /** Stops after the request in flight, records it, and gives the leases up. */
+  close(): Promise<void>
+}
+
+type Usable = { ok: true; target: DestinationTarget; stored: StoredDestination } | { ok: false; why: 'none' | 'disabled' | 'unavailable'; detail: string }
+
+/** Seeds LOG_DESTINATION_* into MySQL and starts one loop per category. */
+export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner> {
+  const { db, redis, keys, config, log, metrics } = deps
+  const now = deps.now ?? Date.now
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const stop = new AbortController()
+  const gate = createRateGate(redis, keys.deliveryRate, config.deliveryRateLimit, holder)
+
+  for (const category of LOG_CATEGORIES) {
+    const value = config.logDestinations[category]
+    if (value === '') continue
+    const parsed = parseDestinationTarget(value, config.discordApi)
+    if (!parsed.ok) throw new Error(`${DESTINATION_VARIABLE[category]} ${parsed.message}`)
+    if (await setDestination(db, category, parsed.target, `env:${DESTINATION_VARIABLE[category]}`, { enable: false })) {
+      log.info({ category, destination: describeTarget(parsed.target) }, 'delivery destination set from the environment')
+    }
+  }
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stop.signal.aborted) return resolve()
+      const done = () => {
+        clearTimeout(timer)
+        stop.signal.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      stop.signal.addEventListener('abort', done)
+    })
+
+  const usableOf = (stored: StoredDestination | undefined): Usable => {
+    if (stored === undefined) return { ok: false, why: 'none', detail: 'no destination' }
+    if (stored.disabledAt !== null) return { ok: false, why: 'disabled', detail: stored.disabledReason ?? 'disabled' }
+    if (!stored.target.ok) return { ok: false, why: 'unavailable', detail: `the stored target ${stored.target.message}` }
+    if (stored.target.target.kind === 'channel' && config.discordToken === '') {
+      return { ok: false, why: 'unavailable', detail: 'a channel destination needs DISCORD_TOKEN' }
+    }
+    return { ok: true, target: stored.target.target, stored }
+  }
+
+  const runCategory = async (category: LogCategoryName) => {
+    const lease = createLease(redis, keys.deliveryLease(category), holder, LEASE_MS)
+    const poster = createDiscordPoster({ discordApi: config.discordApi, token: config.discordToken, gate, signal: stop.signal })
+    const firstSeen = new Map<string, number>()
+    let reported = ''
+
+    // Logs a destination's state once per change, and keeps the disabled gauge current in every process.
+    const observe = (usable: Usable) => {
+      const state = usable.ok ? 'active' : `${usable.why}:${usable.detail}`
+      metrics?.setDisabled(category, !usable.ok && usable.why !== 'none')
+      if (state === reported) return
+      reported = state
+      if (!usable.ok && usable.why === 'disabled') {
+        log.warn({ category, reason: usable.detail }, `delivery destination is disabled; its entries wait for \`presence-link destinations retry ${category}\``)
+      } else if (!usable.ok && usable.why === 'unavailable') {
+        log.warn({ category, reason: usable.detail }, 'delivery destination cannot be used; its entries wait')
+      }
+    }
+
+    const send = async (usable: Usable & { ok: true }, message: PackedMessage): Promise<'ok' | 'stop'> => {
+      const ids = message.entries.map((e) => e.id)
+      let attempt = 0
+      for (;;) {
+        if (stop.signal.aborted || !(await lease.confirm())) return 'stop'
+        const outcome = await poster.post(usable.target, messagePayload(message.entries.map((e) => e.embed)))
+        switch (outcome.kind) {
+          case 'sent':
+            await markSent(db, ids, outcome.messageId, new Date(now()))
+            for (const id of ids) firstSeen.delete(id)
+            metrics?.request(category, 'sent')
+            metrics?.entriesDelivered(category, ids.length)
+            return 'ok'
+          case 'rate_limited':
+            if (outcome.requestMade) {
+              metrics?.request(category, 'rate_limited')
+              log.info({ category, retryAfterMs: outcome.retryAfterMs }, 'delivery rate limited; waiting it out')
+            }
+            await sleep(outcome.retryAfterMs)
+            continue
+          case 'disable':
+            metrics?.request(category, 'disabled')
+            await disableDestination(db, category, usable.stored.targetText, outcome.reason)
+            poster.forget(usable.target)
+            log.error(
+              { category, status: outcome.status, reason: outcome.reason, destination: describeTarget(usable.target) },
+              `delivery destination refused and disabled; its entries stay pending until \`presence-link destinations retry ${category}\``,
+            )
+            reported = `disabled:${outcome.reason}`
+            metrics?.setDisabled(category, true)
+            return 'stop'
+          case 'rejected':
+            metrics?.request(category, 'failed')
+            if (message.entries.length > 1) {
+              for (const entry of message.entries) {
+                if ((await send(usable, { entries: [entry], size: 0 })) === 'stop') return 'stop'
+              }
+              return 'ok'
+            }
+            await markFailed(db, ids, outcome.reason)
+            log.warn({ category, entries: ids, status: outcome.status, reason: outcome.reason }, 'Discord refused a log entry; marked failed')
+            return 'ok'
+          case 'transient':
+            metrics?.request(category, 'failed')
+            attempt++
+            log.warn({ category, attempt, reason: outcome.reason }, 'delivery failed; retrying the same message')
+            await sleep(backoffMs(attempt))
+            continue
+        }
+      }
+    }
+
+    // One pass: returns true when it sent something (so the loop reads again at once).
+    const flush = async (): Promise<boolean> => {
+      const usable = usableOf(await getDestination(db, category, config.discordApi))
+      observe(usable)
+      if (!usable.ok) {
+        if (usable.why === 'none' && (await hasPending(db, category))) await markNoDestination(db, category)
+        firstSeen.clear()
+        return false
+      }
+      if (!(await hasPending(db, category))) {
+        firstSeen.clear()
+        return false
+      }
+      const entries = await readPending(db, category, READ_LIMIT)
+      const seenAt = now()
+      const outgoing: Outgoing[] = entries.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
+      firstSeen.clear()
+      for (const o of outgoing) firstSeen.set(o.id, o.firstSeenMs)
+      const messages = packMessages(outgoing)
+      const ready = readyCount(messages, { nowMs: now(), windowMs: config.deliveryBatchMs })
+      for (const message of messages.slice(0, ready)) {
+        if ((await send(usable, message)) === 'stop') return false
+      }
+      return ready > 0
+    }
+
+    while (!stop.signal.aborted) {
+      try {
+        if (!lease.held) {
+          firstSeen.clear()
+          if (!(await lease.acquire())) {
+            if (metrics !== undefined) observe(usableOf(await getDestination(db, category, config.discordApi)))
+            await sleep(ACQUIRE_EVERY_MS)
+            continue
+          }
+          log.info({ category }, 'delivery lease taken: this process posts the category')
+        }
+        if (!(await flush())) await sleep(config.deliveryPollMs)
+      } catch (err) {
+        if (stop.signal.aborted) break
+        log.warn({ category, err: (err as Error).message }, 'delivery pass failed; retrying')
+        await sleep(ERROR_PAUSE_MS)
+      }
+    }
+    await lease.release()
+  }
+
+  const loops = LOG_CATEGORIES.map((category) => runCategory(category))
+  log.info({ categories: LOG_CATEGORIES, ratePerSecond: config.deliveryRateLimit, batchMs: config.deliveryBatchMs }, 'delivery started')
+  let closing: Promise<void> | undefined
+  return {
+    close() {
+      closing ??= (async () => {
+        stop.abort()
+        await Promise.allSettled(loops)
+      })()
+      return closing
+    },
+  }
+}

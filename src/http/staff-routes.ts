@@ -1,0 +1,178 @@
+/**
+ * GET /api/v1/info/{code} and POST /api/v1/safety (bearer). Registered by the front on its app through the same
+ * route kit as the spec's endpoints (request ids, logging, metrics, rate limits, the one error shape of respond.ts).
+ * Unlike callbacks and rpc these read MySQL (infractions and the watchlist live only there), through the front's
+ * small pool; they are rate-limited per IP like log, each with its own budget (RATE_LIMITS `info=`, `safety=`).
+ */
+import type { Request, Response } from 'hyper-express'
+import type * as v from 'valibot'
+import { isCodeFormat } from '../domain/codes.js'
+import { ErrorCode } from '../lib/error-codes.js'
+import type { Logger } from '../lib/logger.js'
+import type { CodeInfo, SafetyCheckInput } from '../safety/safety-service.js'
+import { SafetyRequestSchema } from '../safety/safety-request.js'
+import { threatDetectionJob, type SafetyVerdict } from '../safety/verdict.js'
+import type { LogJob } from '../schemas/jobs.js'
+import type { LimitedRoute } from './rate-limiter.js'
+import { jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
+
+/** The per-request context the front's wrapper builds. */
+export interface RequestCtx {
+  route: string
+  requestId: string
+  ip: string
+  started: bigint
+}
+
+/** The front's shared route machinery, handed over by createFrontApp. */
+export interface RouteKit {
+  wrap(route: string, handler: (req: Request, res: Response, ctx: RequestCtx) => Promise<Reply>): (req: Request, res: Response) => void
+  limited(route: LimitedRoute, ctx: RequestCtx): Promise<Reply | null>
+  authorize(req: Request): Promise<{ ok: true; keyName: string } | { ok: false; reply: Reply }>
+  readJson(req: Request): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }>
+  validateBody<S extends v.GenericSchema>(schema: S, value: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply }
+}
+
+/** What the staff routes read and write, built by the front runtime. */
+export interface StaffDeps {
+  /** A live code with a page of its user's infractions; null when unknown or revoked. */
+  readInfo(code: string, page: { limit: number; before?: string }): Promise<CodeInfo | null>
+  /** The safety verdict of a player. */
+  checkSafety(input: SafetyCheckInput): Promise<SafetyVerdict>
+  /** Where Threat Detection entries go now. */
+  threatCategory(): Promise<'ingame' | 'moderation'>
+}
+
+/** Infractions per info page unless `?limit=` says otherwise. */
+export const DEFAULT_INFO_LIMIT = 20
+
+/** Largest `?limit=`. */
+export const MAX_INFO_LIMIT = 100
+
+const INFRACTION_ID = /^[1-9]\d{0,17}$/
+
+/** Reads `?limit=` and `?before=`; a reply when either is malformed. */
+export function parseInfoQuery(query: Record<string, string | undefined>): { ok: true; limit: number; before?: string } | { ok: false; reply: Reply } {
+  const { limit: rawLimit, before } = query
+  let limit = DEFAULT_INFO_LIMIT
+  if (rawLimit !== undefined) {
+    if (!/^\d{1,3}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > MAX_INFO_LIMIT) {
+      return { ok: false, reply: jsonError(400, ErrorCode.InvalidQuery, `limit must be a whole number from 1 to ${MAX_INFO_LIMIT}`) }
+    }
+    limit = Number(rawLimit)
+  }
+  if (before !== undefined && !INFRACTION_ID.test(before)) {
+    return { ok: false, reply: jsonError(400, ErrorCode.InvalidQuery, 'before must be an infraction id (a positive whole number)') }
+  }
+  return before === undefined ? { ok: true, limit } : { ok: true, limit, before }
+}
+
+const asNumber = (id: string | null): number | null => (id === null ? null : Number(id))
+
+/** The info response body. */
+export function infoBody(info: CodeInfo): Record<string, unknown> {
+  return {
+    code: info.code,
+    state: info.state,
+    platform_username: info.platformUsername,
+    platform_user_id: asNumber(info.platformUserId),
+    paused: info.paused,
+    linked_at: info.linkedAt === null ? null : info.linkedAt.toISOString(),
+    infraction_count: info.infractionCount,
+    infractions: info.page.infractions.map((i) => ({
+      id: Number(i.id),
+      event_type: i.eventType,
+      description: i.description,
+      issued_by: i.issuedBy,
+      code: i.code,
+      platform_username: i.platformUsername,
+      platform_user_id: asNumber(i.platformUserId),
+      created_at: i.createdAt.toISOString(),
+    })),
+    ...(info.page.nextBefore === null ? {} : { next_before: Number(info.page.nextBefore) }),
+  }
+}
+
+// hyper-express hands path parameters over raw (not URL-decoded).
+function decodePath(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
+const invalidCode = () => jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
+
+/** Registers the info and safety routes on `app`. */
+export function registerStaffRoutes(
+  app: { get(path: string, handler: (req: Request, res: Response) => void): unknown; post(path: string, handler: (req: Request, res: Response) => void): unknown },
+  kit: RouteKit,
+  deps: StaffDeps & { submitLog(job: LogJob, jobId: string): Promise<void>; log: Logger; now?: () => number },
+): void {
+  const now = deps.now ?? Date.now
+
+  const authorized = async (req: Request): Promise<Reply | null> => {
+    const check = await kit.authorize(req)
+    return check.ok ? null : check.reply
+  }
+
+  const info = kit.wrap('info', async (req, _res, ctx) => {
+    const code = decodePath(req.path_parameters.code ?? '')
+    const query = { ...req.query_parameters }
+    const rejected = (await kit.limited('info', ctx)) ?? (await authorized(req))
+    if (rejected !== null) return rejected
+    if (!isCodeFormat(code)) return invalidCode()
+    const page = parseInfoQuery(query)
+    if (!page.ok) return page.reply
+    const found = await deps.readInfo(code, page.before === undefined ? { limit: page.limit } : { limit: page.limit, before: page.before })
+    if (found === null) return jsonError(404, ErrorCode.NotFound, `no such code ${code}`, {}, undefined, 'not_found')
+    return jsonOk(infoBody(found))
+  })
+
+  app.get('/api/v1/info/:code', info)
+  for (const path of ['/api/v1/info', '/api/v1/info/']) {
+    app.get(
+      path,
+      kit.wrap('info', async (req, _res, ctx) => (await kit.limited('info', ctx)) ?? (await authorized(req)) ?? invalidCode()),
+    )
+  }
+
+  app.post(
+    '/api/v1/safety',
+    kit.wrap('safety', async (req, _res, ctx) => {
+      const limited = await kit.limited('safety', ctx)
+      if (limited !== null) return limited
+      const auth = await kit.authorize(req)
+      if (!auth.ok) return auth.reply
+      const body = await kit.readJson(req)
+      if (!body.ok) return body.reply
+      const parsed = kit.validateBody(SafetyRequestSchema, body.value)
+      if (!parsed.ok) return parsed.reply
+      const b = parsed.value
+      if (b.code !== undefined && b.code !== null && (typeof b.code !== 'string' || !isCodeFormat(b.code))) return invalidCode()
+      const subject = {
+        platformUserId: String(b.platform_user_id),
+        platformUsername: b.platform_username ?? null,
+        code: typeof b.code === 'string' ? b.code : null,
+      }
+      const verdict = await deps.checkSafety(subject)
+      if (verdict.status !== 'safe') {
+        const { job, jobId } = threatDetectionJob(subject, verdict, {
+          category: await deps.threatCategory(),
+          source: `api:${auth.keyName}`,
+          sourceIp: ctx.ip,
+          nowMs: now(),
+        })
+        try {
+          await deps.submitLog(job, jobId)
+        } catch (err) {
+          // Unlogged, a flag would go unseen by staff: answer 503 so the caller retries (the job id dedupes retries).
+          deps.log.error({ err, reqId: ctx.requestId }, 'threat detection entry could not be queued')
+          return queueUnavailable()
+        }
+      }
+      return jsonOk({ status: verdict.status, reasons: verdict.reasons.map((r) => ({ reason: r.reason, message: r.message })) })
+    }),
+  )
+}
