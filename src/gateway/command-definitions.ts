@@ -22,6 +22,21 @@ export const COMMAND_DEFINITIONS = [
       { type: 1, name: 'reset', description: 'Unlink a code so its user can bind again (clears an invalidation)', options: USER_OR_CODE },
       { type: 1, name: 'rotate', description: "Retire a user's code and issue a new one", options: USER_OR_CODE },
       { type: 1, name: 'info', description: 'Show a code and its infractions', options: USER_OR_CODE },
+      {
+        type: 1,
+        name: 'watch',
+        description: 'Put a game account on the safety watchlist',
+        options: [
+          { type: 4, name: 'platform_user_id', description: 'The game account id', required: true, min_value: 1 },
+          { type: 3, name: 'reason', description: 'Why', required: false, max_length: 200 },
+        ],
+      },
+      {
+        type: 1,
+        name: 'unwatch',
+        description: 'Take a game account off the safety watchlist',
+        options: [{ type: 4, name: 'platform_user_id', description: 'The game account id', required: true, min_value: 1 }],
+      },
     ],
   },
 ] as const

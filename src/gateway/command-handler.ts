@@ -6,6 +6,8 @@ import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.
 import type { StoredCode } from '../db/code-repository.js'
 import type { Database } from '../db/schema.js'
 import type { Logger } from '../lib/logger.js'
+import { countInfractions, listInfractions } from '../safety/infraction-repository.js'
+import { addToWatchlist, PLATFORM_USER_ID, removeFromWatchlist } from '../safety/watchlist.js'
 import { NOT_ME_PREFIX } from './command-definitions.js'
 import { codeReply, staffInfo } from './replies.js'
 
@@ -21,6 +23,7 @@ export interface CommandHandlerDeps {
 }
 
 const NO_MENTIONS = { parse: [] as [] }
+const RECENT_INFRACTIONS = 5
 
 function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
   if (i.memberPermissions?.has(PermissionFlagsBits.ManageGuild) === true) return true
@@ -34,10 +37,6 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
   const { codes, log } = deps
   const actorOf = (i: Interaction) => ({ source: 'discord', name: `${i.user.username} (${i.user.id})` })
 
-  const countInfractions = async (code: string) => {
-    const row = await deps.db.selectFrom('infractions').select((eb) => eb.fn.countAll().as('n')).where('code', '=', code).executeTakeFirst()
-    return Number(row?.n ?? 0)
-  }
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
@@ -71,6 +70,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
   const staff = async (i: ChatInputCommandInteraction): Promise<string> => {
     if (!isStaff(i, deps.staffRoleId)) return 'Only staff can use this command.'
     const sub = i.options.getSubcommand()
+    if (sub === 'watch' || sub === 'unwatch') return watch(i, sub)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return 'Give either a user or a code.'
@@ -84,10 +84,26 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       return `${previous === undefined ? 'The user had no code.' : `Code **${previous.code}** retired.`} New code for <@${userId}>: **${code.code}** (shown to them by /code).`
     }
     if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
-    if (sub === 'info') return staffInfo(record, await countInfractions(record.code))
+    if (sub === 'info') {
+      const [total, page] = await Promise.all([
+        countInfractions(deps.db, { code: record.code }),
+        listInfractions(deps.db, { code: record.code, limit: RECENT_INFRACTIONS }),
+      ])
+      return staffInfo(record, total, page.infractions)
+    }
     const result = await codes.act(record.code, sub as CodeAction, actorOf(i))
     if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
     return `Done: ${sub} on code **${record.code}** of <@${record.chatUserId}>.`
+  }
+
+  const watch = async (i: ChatInputCommandInteraction, sub: 'watch' | 'unwatch'): Promise<string> => {
+    const id = String(i.options.getInteger('platform_user_id', true))
+    if (!PLATFORM_USER_ID.test(id)) return 'A game account id is a positive whole number.'
+    if (sub === 'unwatch') {
+      return (await removeFromWatchlist(deps.db, id)) ? `Game account ${id} is off the watchlist.` : `Game account ${id} was not on the watchlist.`
+    }
+    const outcome = await addToWatchlist(deps.db, { platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
+    return outcome === 'added' ? `Game account ${id} is on the watchlist: the safety check now flags it.` : `Game account ${id} was already on the watchlist; its reason is updated.`
   }
 
   const notMe = async (i: ButtonInteraction): Promise<string> => {

@@ -33,12 +33,30 @@ export function boundDm(code: string, platformUsername: string, platformUserId: 
   )
 }
 
-/** A staff view of a code. */
-export function staffInfo(record: CodeRecord, infractions: number): string {
-  return [
+/** One infraction as staff see it in a list. */
+export interface InfractionLine {
+  createdAt: Date
+  eventType: string
+  description: string
+  issuedBy: string | null
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+/** A staff view of a code with its infraction count and the most recent ones, newest first. */
+export function staffInfo(record: CodeRecord, total: number, recent: readonly InfractionLine[]): string {
+  const lines = [
     `Code **${record.code}** of <@${record.chatUserId}>`,
     `State: ${record.state}${record.paused ? ' (paused)' : ''}`,
     `Account: ${record.platformUserId === null ? 'not linked' : `${record.platformUsername ?? '?'} (${record.platformUserId})`}`,
-    `Infractions: ${infractions}`,
-  ].join('\n')
+    `Infractions: ${total}`,
+  ]
+  for (const i of recent) {
+    lines.push(`- ${i.createdAt.toISOString().slice(0, 16).replace('T', ' ')} ${oneLine(i.eventType, 64)}${i.issuedBy === null ? '' : ` by ${oneLine(i.issuedBy, 40)}`}: ${oneLine(i.description, 120)}`)
+  }
+  if (total > recent.length) lines.push(`(${total - recent.length} older; see GET /api/v1/info/${record.code})`)
+  return lines.join('\n')
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { eventually, getText } from '../helpers/stack.js'
+import { eventually, getText, postJson } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 
 let g: GatewayStack
@@ -11,6 +11,12 @@ const staffCommand = (user: string, sub: string, option: { name: 'user' | 'code'
   command(user, 'staff', [{ name: sub, type: 1, options: [{ name: option.name, type: option.name === 'user' ? 6 : 3, value: option.value }] }])
 
 let staff: string
+
+async function nextUserMember(): Promise<string> {
+  const id = nextUser()
+  await g.control('POST', 'members', { id, username: `member${id.slice(-4)}` })
+  return id
+}
 
 t.before(async () => {
   g = await startGatewayStack(t)
@@ -95,6 +101,37 @@ t.test('staff commands', async (t) => {
     await g.bind(code, 'Info_R', 47)
     const reply = await staffCommand(staff, 'info', { name: 'code', value: code.toLowerCase() })
     t.equal(reply.content, `Code **${code}** of <@${user}>\nState: active\nAccount: Info_R (47)\nInfractions: 0`)
+  })
+
+  t.test('info lists the infractions newest first', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'offender')
+    await g.bind(code, 'Offender_R', 49)
+    for (const [event, description] of [['warn', 'Spamming chat'], ['kick', 'Exploiting\nspeed hacks']]) {
+      const res = await postJson(`${g.stack.api}/log/moderation`, { event_type: event, description, issued_by: 'ModBob', code }, `Bearer ${g.stack.apiKey}`)
+      t.equal(res.status, 200)
+      await eventually(() => g.stack.db.selectFrom('infractions').select('id').where('code', '=', code).where('event_type', '=', event!).executeTakeFirst(), 5000, event)
+    }
+    const reply = await staffCommand(staff, 'info', { name: 'user', value: user })
+    const lines = reply.content.split('\n')
+    t.same(lines.slice(0, 4), [`Code **${code}** of <@${user}>`, 'State: active', 'Account: Offender_R (49)', 'Infractions: 2'])
+    t.match(lines[4], /^- \d{4}-\d\d-\d\d \d\d:\d\d kick by ModBob: Exploiting speed hacks$/)
+    t.match(lines[5], /^- \d{4}-\d\d-\d\d \d\d:\d\d warn by ModBob: Spamming chat$/)
+    t.equal(lines.length, 6)
+  })
+
+  t.test('watch puts a game account on the watchlist, which the safety check then flags; unwatch takes it off', async (t) => {
+    const watch = (sub: string, options: unknown[]) => command(staff, 'staff', [{ name: sub, type: 1, options }])
+    const safety = () => postJson(`${g.stack.api}/safety`, { platform_user_id: 777001 }, `Bearer ${g.stack.apiKey}`)
+    t.equal((await safety()).body.status, 'safe')
+    const added = await watch('watch', [{ name: 'platform_user_id', type: 4, value: 777001 }, { name: 'reason', type: 3, value: 'alt of a banned player' }])
+    t.equal(added.content, 'Game account 777001 is on the watchlist: the safety check now flags it.')
+    const flagged = await safety()
+    t.equal(flagged.body.status, 'review')
+    t.match(JSON.stringify(flagged.body.reasons), /alt of a banned player/)
+    t.equal((await watch('unwatch', [{ name: 'platform_user_id', type: 4, value: 777001 }])).content, 'Game account 777001 is off the watchlist.')
+    t.equal((await safety()).body.status, 'safe')
+    t.equal((await command(await nextUserMember(), 'staff', [{ name: 'watch', type: 1, options: [{ name: 'platform_user_id', type: 4, value: 1 }] }])).content, 'Only staff can use this command.')
   })
 
   t.test('members without the staff role or Manage Server are refused; bad options are explained', async (t) => {
