@@ -107,8 +107,18 @@ for (const part of PARTS.filter((p) => p.when)) {
     break
   }
   if (part.name === 'sandbox') {
-    const state = (await (await fetch(`${sandboxUrl}/control/state`)).json()) as { defaultGuildId: string; staffRoleId: string }
+    const state = (await (await fetch(`${sandboxUrl}/control/state`)).json()) as {
+      defaultGuildId: string
+      staffRoleId: string
+      guilds: Array<{ id: string; channels: Array<{ id: string; name: string }> }>
+    }
+    const channels = state.guilds.find((g) => g.id === state.defaultGuildId)?.channels ?? []
+    const channel = (name: string) => channels.find((c) => c.name === name)?.id ?? ''
     Object.assign(partEnv, {
+      // Each log category goes to its own sandbox channel unless configured otherwise.
+      LOG_DESTINATION_SERVER: config.logDestinations.server || channel('server-log'),
+      LOG_DESTINATION_INGAME: config.logDestinations.ingame || channel('ingame-log'),
+      LOG_DESTINATION_MODERATION: config.logDestinations.moderation || channel('moderation-log'),
       DISCORD_TOKEN: 'sandbox-token',
       DISCORD_API: `${sandboxUrl}/api`,
       ROBLOX_USERS_API: `${sandboxUrl}/roblox`,

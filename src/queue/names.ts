@@ -3,7 +3,6 @@ export const QueueName = {
   Bind: 'bind',
   Log: 'log',
   Audit: 'audit',
-  Delivery: 'delivery',
   Notify: 'notify',
 } as const
 
@@ -15,6 +14,5 @@ export const JobName = {
   Bind: 'bind',
   Log: 'log',
   Audit: 'audit',
-  Deliver: 'deliver',
   NotifyBound: 'bound',
 } as const
