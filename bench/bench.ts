@@ -9,7 +9,6 @@ import { fork, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
-import { createServer } from 'node:net'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -30,6 +29,8 @@ import type { PresenceEntry } from '../src/store/presence-entry.js'
 import { createPresenceStore, type PresenceStore } from '../src/store/presence-store.js'
 import { measureGatewayMemory, measurePresencePropagation, type GatewayMemoryResult, type PropagationResult } from './gateway-bench.js'
 import { bytes, fixed, int, median, percentile, table } from './stats.js'
+import { dropScratch, freePort } from '../src/lib/scratch.js'
+import { waitFor } from './wait-for.js'
 
 /** Every knob of the run; written into the report. */
 const SETTINGS = {
@@ -104,23 +105,6 @@ async function stopAll(): Promise<void> {
       clearTimeout(timer)
     }),
   )
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((r) => server.close(r))
-  return port
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return
-    await sleep(100)
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 async function startCeiling(port: number, callbacks: string, rpc: string): Promise<number> {
@@ -815,15 +799,7 @@ async function main(): Promise<void> {
     await stopAll()
     agent.destroy()
     try {
-      if (db !== undefined) await sql`DROP DATABASE IF EXISTS ${sql.id(`pl_${name}`)}`.execute(db)
-      if (redis !== undefined) {
-        let cursor = '0'
-        do {
-          const [next, found] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
-          cursor = next
-          if (found.length > 0) await redis.unlink(...found)
-        } while (cursor !== '0')
-      }
+      if (db !== undefined && redis !== undefined) await dropScratch(db, redis, name)
     } finally {
       await ctx.shutdown.run('bench done')
     }

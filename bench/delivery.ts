@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +28,10 @@ import { openDatabase, openRedis } from '../src/runtime/storage.js'
 import { createSandbox } from '../src/sandbox/create-sandbox.js'
 import { DefaultIds } from '../src/sandbox/world.js'
 import { fixed, int, median, percentile, table } from './stats.js'
+import { dropScratch, freePort } from '../src/lib/scratch.js'
+import { waitFor as pollUntil } from './wait-for.js'
+
+const waitFor = (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => pollUntil(what, check, timeoutMs, 50)
 
 const ENTRIES = Number(process.argv[2] ?? 5000)
 const RUNS = Number(process.argv[3] ?? 3)
@@ -46,23 +49,6 @@ function start(args: string[], env: Record<string, string>): ChildProcess {
   const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
   children.push(proc)
   return proc
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((r) => server.close(r))
-  return port
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return
-    await sleep(50)
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 interface RunResult {
@@ -209,13 +195,7 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) c.kill('SIGTERM')
     await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)))
-    await sql`DROP DATABASE IF EXISTS ${sql.id(`pl_${name}`)}`.execute(db)
-    let cursor = '0'
-    do {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
-      cursor = nextCursor
-      if (keys.length > 0) await redis.unlink(...keys)
-    } while (cursor !== '0')
+    await dropScratch(db, redis, name)
     await ctx.shutdown.run('done')
     await sandbox.close()
   }

@@ -9,9 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { sql } from 'kysely'
 import { createCodeService } from '../src/codes/code-service.js'
 import { CODE_ALPHABET } from '../src/domain/codes.js'
 import { createDatabase, ensureDatabase } from '../src/db/database.js'
@@ -21,6 +19,7 @@ import { createSandbox, type Sandbox } from '../src/sandbox/create-sandbox.js'
 import { createCodeCache } from '../src/store/code-cache.js'
 import { createRedisKeys } from '../src/store/redis-keys.js'
 import { median, percentile } from './stats.js'
+import { dropScratch, freePort } from '../src/lib/scratch.js'
 
 /** Propagation result, in milliseconds. */
 export interface PropagationResult {
@@ -108,14 +107,6 @@ interface World {
   cleanup(): Promise<void>
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
 async function createWorld(redisUrl: string): Promise<World> {
   const name = `gwbench${randomBytes(4).toString('hex')}`
   const databaseUrl = `mysql://root@127.0.0.1:3306/pl_${name}`
@@ -147,16 +138,10 @@ async function createWorld(redisUrl: string): Promise<World> {
     async cleanup() {
       await sandbox.close()
       const admin = createDatabase(databaseUrl, 1)
-      await sql`DROP DATABASE IF EXISTS ${sql.id(`pl_${name}`)}`.execute(admin)
-      await admin.destroy()
       const redis = createRedis(redisUrl, 'request', 'bench-cleanup')
       await waitReady(redis)
-      let cursor = '0'
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
-        cursor = next
-        if (keys.length > 0) await redis.unlink(...keys)
-      } while (cursor !== '0')
+      await dropScratch(admin, redis, name)
+      await admin.destroy()
       await redis.quit()
     },
   }

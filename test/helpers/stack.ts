@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
-import { sql } from 'kysely'
 import { createApiKey } from '../../src/auth/api-key-store.js'
 import { createCodeService, type CodeService } from '../../src/codes/code-service.js'
 import { parseConfig, type Config } from '../../src/config.js'
@@ -18,6 +17,7 @@ import { CONSUMERS, startConsumers, type ConsumerName } from '../../src/runtime/
 import { startFront } from '../../src/runtime/front-runtime.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { openDatabase, openRedis } from '../../src/runtime/storage.js'
+import { dropScratch } from '../../src/lib/scratch.js'
 
 /** Minimal view of a tap test for teardown. */
 export interface Teardown {
@@ -101,15 +101,7 @@ export async function startStack(t: Teardown, opts: StackOptions = {}): Promise<
 export async function dropEverything(config: Config, name: string): Promise<void> {
   const ctx = createProcessContext('cleanup', config, createLogger('cleanup', 'silent'))
   try {
-    const db = await openDatabase(ctx, 1, false)
-    await sql`DROP DATABASE IF EXISTS ${sql.id(`pl_${name}`)}`.execute(db)
-    const redis = await openRedis(ctx, 'request', 'cleanup')
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
-      cursor = next
-      if (keys.length > 0) await redis.unlink(...keys)
-    } while (cursor !== '0')
+    await dropScratch(await openDatabase(ctx, 1, false), await openRedis(ctx, 'request', 'cleanup'), name)
   } finally {
     await ctx.shutdown.run('cleanup done')
   }

@@ -1,15 +1,8 @@
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { connect, createServer, type AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { eventually, getText, postJson, startStack } from '../helpers/stack.js'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+import { freePort } from '../../src/lib/scratch.js'
 
 function startRedis(port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })

@@ -1,21 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { dropEverything, testConfig, uniqueName, type Teardown } from '../helpers/stack.js'
 import { sampleValue, scrape, type Scrape } from './prometheus-text.js'
+import { freePort } from '../../src/lib/scratch.js'
 
 const FRONT_ENTRY = fileURLToPath(new URL('../../src/front.ts', import.meta.url))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** A GET on a fresh TCP connection, so the kernel picks a worker for each request (SO_REUSEPORT). */
 function getOnNewConnection(url: string): Promise<number> {
