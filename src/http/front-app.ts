@@ -29,6 +29,7 @@ import {
   rateLimitedText,
   send,
   textError,
+  invalidOptionalCode,
   unauthorized,
   validationFailed,
   type Reply,
@@ -146,12 +147,9 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     return parsed.success ? { ok: true, value: parsed.output } : { ok: false, reply: validationFailed(toFieldIssues(parsed.issues)) }
   }
 
-  const keyName = new WeakMap<Request, string>()
-  const authorizeAs = async (req: Request): Promise<Reply | null> => {
+  const authorize = async (req: Request): Promise<{ ok: true; keyName: string } | { ok: false; reply: Reply }> => {
     const check = await deps.verifyKey(req.headers.authorization)
-    if (!check.ok) return unauthorized(check.message)
-    keyName.set(req, check.name)
-    return null
+    return check.ok ? { ok: true, keyName: check.name } : { ok: false, reply: unauthorized(check.message) }
   }
   const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler =>
     async (req, _res, ctx) => {
@@ -182,8 +180,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   }
 
   app.post('/api/v1/bind', wrap('bind', async (req, _res, ctx) => {
-    const rejected = (await limited('bind', ctx, false)) ?? (await authorizeAs(req))
+    const rejected = await limited('bind', ctx, false)
     if (rejected !== null) return rejected
+    const auth = await authorize(req)
+    if (!auth.ok) return auth.reply
     const body = await readJson(req)
     if (!body.ok) return body.reply
     const parsed = validateBody(BindRequestSchema, body.value)
@@ -195,7 +195,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
         code: b.code,
         platformUsername: b.platform_username,
         platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
-        source: `api:${keyName.get(req) ?? 'unknown'}`,
+        source: `api:${auth.keyName}`,
         requestId: ctx.requestId,
       })
     } catch (err) {
@@ -211,8 +211,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
 
   app.post('/api/v1/log/:category', wrap('log', async (req, _res, ctx) => {
     const category = req.path_parameters.category ?? ''
-    const rejected = (await limited('log', ctx, false)) ?? (await authorizeAs(req))
+    const rejected = await limited('log', ctx, false)
     if (rejected !== null) return rejected
+    const auth = await authorize(req)
+    if (!auth.ok) return auth.reply
     if (!isLogCategory(category)) {
       return jsonError(400, ErrorCode.UnknownCategory, `unknown category ${JSON.stringify(category.slice(0, 40))}: use server, ingame or moderation`)
     }
@@ -221,9 +223,8 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     const parsed = validateBody(LogRequestSchema, body.value)
     if (!parsed.ok) return parsed.reply
     const b = parsed.value
-    if (b.code !== undefined && b.code !== null && (typeof b.code !== 'string' || !/^[A-Z0-9]{4}$/.test(b.code))) {
-      return jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
-    }
+    const badCode = invalidOptionalCode(b.code)
+    if (badCode !== null) return badCode
     const jobId = randomUUID()
     try {
       await deps.submitLog(
@@ -235,7 +236,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
           platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
           issuedBy: b.issued_by ?? null,
           code: typeof b.code === 'string' ? b.code : null,
-          source: `api:${keyName.get(req) ?? 'unknown'}`,
+          source: `api:${auth.keyName}`,
           sourceIp: ctx.ip,
           receivedAt: Date.now(),
         },
@@ -254,10 +255,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       {
         wrap,
         limited: (route, ctx) => limited(route, ctx, false),
-        authorize: async (req) => {
-          const rejected = await authorizeAs(req)
-          return rejected === null ? { ok: true, keyName: keyName.get(req) ?? 'unknown' } : { ok: false, reply: rejected }
-        },
+        authorize,
         readJson,
         validateBody,
       },

@@ -4,7 +4,7 @@
  * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
  */
 import type { Response } from 'hyper-express'
-import { INVALIDATED_MESSAGE } from '../domain/codes.js'
+import { INVALIDATED_MESSAGE, isCodeFormat } from '../domain/codes.js'
 import { ErrorCode } from '../lib/error-codes.js'
 import type { FieldIssue } from '../schemas/fields.js'
 import type { BindJobResult } from '../schemas/jobs.js'
@@ -89,6 +89,16 @@ export function unauthorized(message: string, specStatus = 'error'): Reply {
 export function validationFailed(issues: FieldIssue[]): Reply {
   const summary = issues.map((i) => `${i.field} ${i.message}`).join('; ')
   return jsonError(422, ErrorCode.ValidationFailed, `invalid body: ${summary}`, { issues })
+}
+
+/** 400 for a code that is not 4 characters A-Z or 0-9. */
+export function invalidCode(): Reply {
+  return jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
+}
+
+/** 400 for an optional `code` that is present but malformed; null when absent or valid. */
+export function invalidOptionalCode(code: unknown): Reply | null {
+  return code === undefined || code === null || isCodeFormat(code) ? null : invalidCode()
 }
 
 /** 503 when the queue (Redis) cannot take the job. */

@@ -14,7 +14,7 @@ import { SafetyRequestSchema } from '../safety/safety-request.js'
 import { threatDetectionJob, type SafetyVerdict } from '../safety/verdict.js'
 import type { LogJob } from '../schemas/jobs.js'
 import type { LimitedRoute } from './rate-limiter.js'
-import { jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
+import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
 
 /** The per-request context the front's wrapper builds. */
 export interface RequestCtx {
@@ -102,8 +102,6 @@ function decodePath(raw: string): string {
   }
 }
 
-const invalidCode = () => jsonError(400, ErrorCode.InvalidCode, 'invalid code: codes are exactly 4 characters, each A-Z or 0-9')
-
 /** Registers the info and safety routes on `app`. */
 export function registerStaffRoutes(
   app: { get(path: string, handler: (req: Request, res: Response) => void): unknown; post(path: string, handler: (req: Request, res: Response) => void): unknown },
@@ -150,7 +148,8 @@ export function registerStaffRoutes(
       const parsed = kit.validateBody(SafetyRequestSchema, body.value)
       if (!parsed.ok) return parsed.reply
       const b = parsed.value
-      if (b.code !== undefined && b.code !== null && (typeof b.code !== 'string' || !isCodeFormat(b.code))) return invalidCode()
+      const badCode = invalidOptionalCode(b.code)
+      if (badCode !== null) return badCode
       const subject = {
         platformUserId: String(b.platform_user_id),
         platformUsername: b.platform_username ?? null,
