@@ -6,7 +6,8 @@ import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.
 import type { StoredCode } from '../db/code-repository.js'
 import { addGuild, listGuilds, removeGuild } from '../gateway/guild-whitelist.js'
 import type { ProcessContext } from '../runtime/process-context.js'
-import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
+import { openDatabase, openRedis } from '../runtime/storage.js'
+import { createCodeCache } from '../store/code-cache.js'
 
 /** Who runs the CLI, for moderation trails: `cli:<login name>`. */
 export function operatorName(): string {
@@ -92,9 +93,9 @@ export async function keysCommand(ctx: ProcessContext, args: readonly string[]):
 
 async function codeService(ctx: ProcessContext): Promise<CodeService> {
   const db = await openDatabase(ctx, 2)
+  // Write-through only: rebuilding the Redis copies is the workers' job (they watch for a lost cache).
   const redis = await openRedis(ctx, 'request', 'cli')
-  const cache = await prepareRedisCopies(ctx, db, redis)
-  return createCodeService({ db, cache })
+  return createCodeService({ db, cache: createCodeCache(redis, ctx.keys) })
 }
 
 /** `presence-link codes ...`. */
