@@ -1,17 +1,15 @@
 /** Stores log entries and infractions; callers own the transaction. */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import type { LogCategoryName } from '../schemas/log-request.js'
 import type { Database } from './schema.js'
 import { hasErrno, MysqlErrno } from './database.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-/** A log category of the spec. */
-export type LogCategory = 'server' | 'ingame' | 'moderation'
-
 /** One log entry to store. `dedupeKey` makes a redelivered job store nothing twice. */
 export interface NewLogEntry {
   dedupeKey: string
-  category: LogCategory
+  category: LogCategoryName
   eventType: string
   description: string
   platformUsername?: string | null
