@@ -1,6 +1,10 @@
-import type { Gateway } from './gateway.js'
+/*
+ * What every sandbox handler receives: the world, the gateway to dispatch through, the interaction tracker, the
+ * counters and the sandbox's own addresses. Built once by createSandbox; handlers stay free of module state.
+ */
+import type { Gateway } from './discord-gateway/create-gateway.js'
+import type { RateLimits } from './discord-rest/rate-limits.js'
 import type { Interactions } from './interactions.js'
-import type { RateLimits } from './rate-limits.js'
 import type { RequestCounter } from './request-counter.js'
 import type { Snowflakes } from './snowflakes.js'
 import type { World } from './world.js'

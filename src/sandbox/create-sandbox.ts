@@ -1,25 +1,23 @@
+/*
+ * Starts the sandbox on one port: the fake Discord REST API under /api/v10 (and v9), the fake Discord gateway on any
+ * WebSocket upgrade, the fake Roblox users API under /roblox and the sandbox's control API under /control, so a real
+ * discord.js client and the service run against it unchanged. Anything else answers a 404 naming those prefixes.
+ */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { SandboxContext, SandboxUrls } from './context.js'
-import { controlRoutes } from './control-routes.js'
-import { createGateway } from './gateway.js'
-import {
-  controlError,
-  discordError,
-  matchRoute,
-  parseBody,
-  readBody,
-  sendReply,
-  type Reply,
-  type RequestInfo,
-  type Route,
-} from './http-kit.js'
+import { controlRoutes } from './control/control-routes.js'
+import { createGateway } from './discord-gateway/create-gateway.js'
+import { discordError } from './discord-rest/discord-errors.js'
+import { createRateLimits } from './discord-rest/rate-limits.js'
+import { createRestHandler } from './discord-rest/rest-handler.js'
+import { controlError, sendReply, type Reply } from './http-reply.js'
+import { createRouteTable, type Route, type RouteTable } from './http-router.js'
 import { createInteractions } from './interactions.js'
-import { createRateLimits, rateLimitedReply, rateLimitHeaders } from './rate-limits.js'
+import { parseBody, readBody } from './read-body.js'
 import { createRequestCounter } from './request-counter.js'
-import { restRoutes, type RestRoute } from './rest-routes.js'
-import { robloxError, robloxRoutes } from './roblox-routes.js'
+import { robloxError, robloxRoutes } from './roblox/roblox-routes.js'
 import { createSnowflakes } from './snowflakes.js'
 import { createWorld } from './world.js'
 
@@ -60,10 +58,6 @@ export interface Sandbox {
 
 const API_PREFIX = /^\/api\/v(?:9|10)(?=\/|$)/
 
-function toRequestInfo(req: IncomingMessage, path: string, params: Record<string, string>, query: URLSearchParams, body: unknown): RequestInfo {
-  return { method: req.method ?? 'GET', path, params, query, headers: req.headers, body }
-}
-
 /** Starts the fake Discord (REST + gateway), the fake Roblox users API and the control API on one port. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1'
@@ -102,51 +96,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     urls: () => urls,
     log,
   }
-  const rest = restRoutes()
-  const roblox = robloxRoutes()
-  const control = controlRoutes()
-
-  const handleRest = async (req: IncomingMessage, path: string, query: URLSearchParams, raw: Buffer): Promise<Reply> => {
-    const method = req.method ?? 'GET'
-    const match = matchRoute(rest, method, path)
-    if (!match) {
-      ctx.counter.count(method, '(unmatched)', 404)
-      return discordError('unknownRoute')
-    }
-    const routeDef = match.route
-    let reply: Reply
-    try {
-      reply = await runRest(req, routeDef, match.params, path, query, raw)
-    } catch (err) {
-      log('sandbox REST handler failed', { method, route: routeDef.template, error: err instanceof Error ? err.stack : String(err) })
-      reply = discordError('internalError')
-    }
-    ctx.counter.count(method, routeDef.template, reply.status)
-    return reply
-  }
-
-  const runRest = async (
-    req: IncomingMessage,
-    routeDef: RestRoute,
-    params: Record<string, string>,
-    path: string,
-    query: URLSearchParams,
-    raw: Buffer,
-  ): Promise<Reply> => {
-    if (routeDef.auth) {
-      const header = req.headers.authorization ?? ''
-      if (!header.startsWith('Bot ') || !acceptsToken(header.slice(4))) return discordError('unauthorized')
-    }
-    const take = ctx.rateLimits.take(`${routeDef.method} ${routeDef.template}`, routeDef.major.map((p) => params[p] ?? '').join(':'))
-    if (!take.allowed) return rateLimitedReply(Math.max(0.001, take.resetAfterMs / 1000), take)
-    const parsed = parseBody(raw, req.headers['content-type'])
-    if (!parsed.ok) return { ...discordError('invalidJson'), headers: rateLimitHeaders(take) }
-    const reply = await routeDef.handler(toRequestInfo(req, path, params, query, parsed.value), ctx)
-    return { ...reply, headers: { ...rateLimitHeaders(take), ...reply.headers } }
-  }
+  const handleRest = createRestHandler(ctx)
+  const roblox = createRouteTable(robloxRoutes())
+  const control = createRouteTable(controlRoutes())
 
   const handleSimple = async (
-    routes: ReadonlyArray<Route<SandboxContext>>,
+    table: RouteTable<Route<SandboxContext>>,
     req: IncomingMessage,
     path: string,
     query: URLSearchParams,
@@ -155,12 +110,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     badJson: () => Reply,
   ): Promise<{ reply: Reply; template: string }> => {
     const method = req.method ?? 'GET'
-    const match = matchRoute(routes, method, path)
+    const match = table.match(method, path)
     if (!match) return { reply: notFound(), template: '(unmatched)' }
     const parsed = parseBody(raw, req.headers['content-type'])
     if (!parsed.ok) return { reply: badJson(), template: match.route.template }
-    const reply = await match.route.handler(toRequestInfo(req, path, match.params, query, parsed.value), ctx)
-    return { reply, template: match.route.template }
+    const info = { method, path, params: match.params, query, headers: req.headers, body: parsed.value }
+    return { reply: await match.route.handler(info, ctx), template: match.route.template }
   }
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -1,3 +1,7 @@
+/*
+ * The interactions the sandbox has sent (slash commands, component clicks) and what the bot answered: the REST
+ * callback and webhook routes settle them, `/control/commands` and `/control/components` wait on them.
+ */
 /** The bot's final answer to an interaction, as `/control/commands` and `/control/components` report it. */
 export interface InteractionReply {
   type: number

@@ -1,6 +1,11 @@
+/*
+ * Messages in the fake Discord: stores what the bot, webhooks, interaction responses and simulated users post, and
+ * sends MESSAGE_CREATE / MESSAGE_UPDATE / MESSAGE_DELETE to the owning shard so discord.js caches and events see them.
+ * Shared by the REST routes (channel messages, webhooks, interactions) and the control API (user messages).
+ */
 import type { SandboxContext } from './context.js'
 import { memberPayload, userPayload, userPayloadById } from './payloads.js'
-import type { ChannelRecord, MessageObject, MessageRecord, MessageSource, UserObject } from './world.js'
+import type { ChannelRecord, MessageObject, MessageRecord, MessageSource, UserObject } from './world-records.js'
 
 /** Message flag: only the invoking user sees the message. */
 export const EPHEMERAL = 1 << 6

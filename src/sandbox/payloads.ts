@@ -1,16 +1,16 @@
+/*
+ * The Discord object shapes the fake sends for users, roles, channels, members and guilds, as discord.js expects them
+ * in REST answers, gateway dispatches and interactions (full users, so discord.js caches users it has not seen).
+ */
 import type {
   ChannelRecord,
   GuildRecord,
   MemberRecord,
-  PresenceRecord,
   RoleRecord,
   UserObject,
   UserRecord,
-  World,
-} from './world.js'
-
-/** Guilds with more members than this are sent "large": GUILD_CREATE carries only the bot's member. */
-export const LARGE_GUILD_MEMBERS = 1000
+} from './world-records.js'
+import type { World } from './world.js'
 
 /** The user object Discord sends (full, so discord.js caches users it has not seen). */
 export function userPayload(user: UserRecord): UserObject {
@@ -96,21 +96,6 @@ export function interactionMemberPayload(world: World, guild: GuildRecord, membe
   return { ...memberPayload(world, member), permissions: world.permissionsOf(guild, member).toString() }
 }
 
-/** The presence object of GUILD_CREATE and member chunks (`user` holds only the id there). */
-export function presencePayload(userId: string, presence: PresenceRecord): Record<string, unknown> {
-  return {
-    user: { id: userId },
-    status: presence.status,
-    activities: presence.activities,
-    client_status: clientStatus(presence),
-  }
-}
-
-/** `client_status` for a presence: one desktop session unless offline. */
-export function clientStatus(presence: PresenceRecord): Record<string, string> {
-  return presence.status === 'offline' ? {} : { desktop: presence.status }
-}
-
 /** The guild object of REST `GET /guilds/:id`. */
 export function guildPayload(world: World, guild: GuildRecord): Record<string, unknown> {
   return {
@@ -149,40 +134,6 @@ export function guildPayload(world: World, guild: GuildRecord): Record<string, u
     premium_progress_bar_enabled: false,
     approximate_member_count: guild.members.size,
     approximate_presence_count: countOnline(world, guild),
-  }
-}
-
-/** The GUILD_CREATE payload: every member and online presence, or only the bot's when the guild is large. */
-export function guildCreatePayload(world: World, guild: GuildRecord, withPresences: boolean): Record<string, unknown> {
-  const large = guild.members.size > LARGE_GUILD_MEMBERS
-  const members = large ? [guild.members.get(world.botUserId)].filter((m) => m !== undefined) : [...guild.members.values()]
-  const presences: Record<string, unknown>[] = []
-  if (withPresences) {
-    for (const member of members) {
-      const presence = world.presences.get(member.userId)
-      if (presence && presence.status !== 'offline') presences.push(presencePayload(member.userId, presence))
-    }
-  }
-  const base = guildPayload(world, guild)
-  delete base.approximate_member_count
-  delete base.approximate_presence_count
-  return {
-    ...base,
-    joined_at: guild.joinedAt,
-    large,
-    unavailable: false,
-    member_count: guild.members.size,
-    voice_states: [],
-    members: members.map((m) => memberPayload(world, m)),
-    channels: guild.channelIds.flatMap((id) => {
-      const channel = world.channels.get(id)
-      return channel ? [channelPayload(world, channel)] : []
-    }),
-    threads: [],
-    presences,
-    stage_instances: [],
-    guild_scheduled_events: [],
-    soundboard_sounds: [],
   }
 }
 

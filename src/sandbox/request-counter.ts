@@ -1,3 +1,8 @@
+/*
+ * Tally of answered fake-Discord REST and fake-Roblox calls by `METHOD /route/template STATUS`, reported by
+ * `GET /control/requests` so tests can assert how many calls the service made. A plain map: this is a report, not a
+ * limiter (the limiter is RateLimiterMemory in discord-rest/rate-limits.ts).
+ */
 /** Counts REST calls by `METHOD /route/template STATUS` for `GET /control/requests`. */
 export interface RequestCounter {
   /** Counts one answered request. */

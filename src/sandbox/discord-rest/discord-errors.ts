@@ -1,3 +1,9 @@
+/*
+ * Every error the fake Discord REST API answers, as Discord sends it: HTTP status plus `{message, code}`. discord.js
+ * turns these into `DiscordAPIError` with the same `code`, so the bot's error handling sees what production would.
+ */
+import type { Reply } from '../http-reply.js'
+
 /** Every error the fake Discord answers with: HTTP status, Discord JSON error code and message. */
 export const DiscordErrors = {
   unauthorized: { status: 401, code: 0, message: '401: Unauthorized' },
@@ -25,3 +31,9 @@ export const DiscordErrors = {
 
 /** Name of one entry of {@link DiscordErrors}. */
 export type DiscordErrorName = keyof typeof DiscordErrors
+
+/** A Discord-style error reply `{message, code}` from the shared error list. */
+export function discordError(name: DiscordErrorName, extra?: Record<string, unknown>): Reply {
+  const e = DiscordErrors[name]
+  return { status: e.status, body: { message: e.message, code: e.code, ...extra } }
+}

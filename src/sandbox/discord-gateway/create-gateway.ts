@@ -1,61 +1,18 @@
+/*
+ * The fake Discord gateway (WebSocket, JSON encoding, no compression) that a real discord.js client logs in to: HELLO,
+ * IDENTIFY (READY then one GUILD_CREATE per guild of the shard), heartbeat ACKs, RESUME with replay of missed events,
+ * REQUEST_GUILD_MEMBERS, routing of dispatches by shard `(guild_id >> 22) % shard_count` and intents, and the
+ * disconnects the control API asks for (close codes, op 9 invalid session, op 7 reconnect).
+ */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer, type RawData } from 'ws'
-import { guildCreatePayload, memberPayload, presencePayload, userPayload } from './payloads.js'
-import { shardForGuild } from './snowflakes.js'
-import type { MemberRecord, World } from './world.js'
-
-/** Gateway intent bits the sandbox honours. */
-export const Intent = {
-  guilds: 1 << 0,
-  guildMembers: 1 << 1,
-  guildModeration: 1 << 2,
-  guildPresences: 1 << 8,
-  guildMessages: 1 << 9,
-  guildMessageReactions: 1 << 10,
-  guildMessageTyping: 1 << 11,
-  directMessages: 1 << 12,
-  directMessageReactions: 1 << 13,
-  directMessageTyping: 1 << 14,
-  messageContent: 1 << 15,
-} as const
-
-/** Gateway opcodes. */
-export const Op = {
-  dispatch: 0,
-  heartbeat: 1,
-  identify: 2,
-  presenceUpdate: 3,
-  voiceStateUpdate: 4,
-  resume: 6,
-  reconnect: 7,
-  requestGuildMembers: 8,
-  invalidSession: 9,
-  hello: 10,
-  heartbeatAck: 11,
-} as const
-
-/** Gateway close codes the sandbox sends. */
-export const CloseCode = {
-  unknownError: 4000,
-  unknownOpcode: 4001,
-  decodeError: 4002,
-  notAuthenticated: 4003,
-  authenticationFailed: 4004,
-  alreadyAuthenticated: 4005,
-  invalidShard: 4010,
-  invalidApiVersion: 4012,
-  invalidIntents: 4013,
-} as const
-
-/** Heartbeat interval announced in HELLO, as Discord does. */
-export const HEARTBEAT_INTERVAL_MS = 41250
-
-/** Members per GUILD_MEMBERS_CHUNK, as Discord sends them. */
-export const MEMBERS_PER_CHUNK = 1000
-
-// After these close codes Discord forgets the session, so a RESUME would fail.
-const SESSION_ENDING_CODES = new Set([1000, 1001, 4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014])
+import { shardForGuild } from '../snowflakes.js'
+import type { World } from '../world.js'
+import { blanked, needsBlanking, requiredIntent } from './dispatch-rules.js'
+import { guildCreatePayload, readyPayload } from './dispatch-payloads.js'
+import { CloseCode, HEARTBEAT_INTERVAL_MS, Intent, Op, SESSION_ENDING_CODES } from './gateway-codes.js'
+import { memberChunks } from './member-chunks.js'
 
 /** Where a dispatch goes: the shard owning `guildId`, an explicit shard, or shard 0 when neither is given (DMs). */
 export interface DispatchTarget {
@@ -134,42 +91,6 @@ interface Session {
 interface Connection {
   socket: WebSocket
   session: Session | null
-}
-
-const MESSAGE_EVENTS = new Set(['MESSAGE_CREATE', 'MESSAGE_UPDATE', 'MESSAGE_DELETE', 'MESSAGE_DELETE_BULK'])
-
-/** The intent an event needs, or null when it is always sent (READY, INTERACTION_CREATE, chunks, ...). */
-export function requiredIntent(t: string, inGuild: boolean): number | null {
-  if (MESSAGE_EVENTS.has(t)) return inGuild ? Intent.guildMessages : Intent.directMessages
-  if (t.startsWith('MESSAGE_REACTION_')) return inGuild ? Intent.guildMessageReactions : Intent.directMessageReactions
-  if (t === 'TYPING_START') return inGuild ? Intent.guildMessageTyping : Intent.directMessageTyping
-  if (t === 'PRESENCE_UPDATE') return Intent.guildPresences
-  if (t.startsWith('GUILD_MEMBER_') || t === 'THREAD_MEMBERS_UPDATE') return Intent.guildMembers
-  if (t.startsWith('GUILD_BAN_') || t === 'GUILD_AUDIT_LOG_ENTRY_CREATE') return Intent.guildModeration
-  if (t.startsWith('GUILD_ROLE_') || t.startsWith('CHANNEL_') || t.startsWith('THREAD_')) return Intent.guilds
-  if (t === 'GUILD_CREATE' || t === 'GUILD_UPDATE' || t === 'GUILD_DELETE') return Intent.guilds
-  return null
-}
-
-/** Discord's blanking without MESSAGE_CONTENT: guild messages not by the bot and not mentioning it lose their content. */
-function needsBlanking(t: string, d: unknown, botUserId: string): boolean {
-  if (t !== 'MESSAGE_CREATE' && t !== 'MESSAGE_UPDATE') return false
-  if (typeof d !== 'object' || d === null) return false
-  const msg = d as { guild_id?: unknown; author?: { id?: unknown }; mentions?: Array<{ id?: unknown }> }
-  if (typeof msg.guild_id !== 'string') return false
-  if (msg.author?.id === botUserId) return false
-  if (Array.isArray(msg.mentions) && msg.mentions.some((m) => m?.id === botUserId)) return false
-  return true
-}
-
-function blanked(d: unknown): unknown {
-  const copy = { ...(d as Record<string, unknown>) }
-  if ('content' in copy) copy.content = ''
-  if ('embeds' in copy) copy.embeds = []
-  if ('attachments' in copy) copy.attachments = []
-  if ('components' in copy) copy.components = []
-  if ('poll' in copy) delete copy.poll
-  return copy
 }
 
 function frameOf(op: number, d: unknown): string {
@@ -269,24 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     sessions.set(session.id, session)
     attach(conn, session)
     const owned = [...world.guilds.values()].filter((g) => ownsGuild(session, g.id))
-    const bot = world.users.get(world.botUserId)
-    const ready = {
-      v: 10,
-      user: bot ? { ...userPayload(bot), verified: true, mfa_enabled: false, email: null } : null,
-      guilds: owned.map((g) => ({ id: g.id, unavailable: true })),
-      session_id: session.id,
-      session_type: 'normal',
-      resume_gateway_url: options.gatewayUrl(),
-      shard: [shardId, shardCount],
-      application: { id: world.applicationId, flags: 0 },
-      private_channels: [],
-      presences: [],
-      relationships: [],
-      guild_join_requests: [],
-      user_settings: {},
-      geo_ordered_rtc_regions: [],
-      _trace: ['["presence-link-sandbox",{"micros":0}]'],
-    }
+    const ready = readyPayload(world, { sessionId: session.id, shard: [shardId, shardCount], guilds: owned, resumeGatewayUrl: options.gatewayUrl() })
     log('gateway identify', { session: session.id, shard: [shardId, shardCount], intents: session.intents, guilds: owned.length })
     sendDispatch(session, 'READY', JSON.stringify(ready))
     const withPresences = (session.intents & Intent.guildPresences) !== 0
@@ -314,54 +218,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const requestMembers = (session: Session, d: Record<string, unknown>): void => {
     const guildIds = Array.isArray(d.guild_id) ? d.guild_id : [d.guild_id]
+    const withPresences = d.presences === true && (session.intents & Intent.guildPresences) !== 0
     for (const guildId of guildIds) {
       if (typeof guildId !== 'string') continue
       const guild = world.guilds.get(guildId)
       if (!guild || !ownsGuild(session, guildId)) continue
-      let members: MemberRecord[]
-      let notFound: string[] | null = null
-      if (d.user_ids !== undefined && d.user_ids !== null) {
-        const ids = (Array.isArray(d.user_ids) ? d.user_ids : [d.user_ids]).map(String)
-        members = ids.flatMap((id) => {
-          const m = guild.members.get(id)
-          return m ? [m] : []
-        })
-        notFound = ids.filter((id) => !guild.members.has(id))
-      } else {
-        const query = typeof d.query === 'string' ? d.query.toLowerCase() : ''
-        const limit = typeof d.limit === 'number' && d.limit > 0 ? d.limit : Number.POSITIVE_INFINITY
-        members = []
-        for (const m of guild.members.values()) {
-          if (members.length >= limit) break
-          if (query === '') {
-            members.push(m)
-            continue
-          }
-          const user = world.users.get(m.userId)
-          const names = [user?.username, user?.globalName, m.nick].filter((n): n is string => typeof n === 'string')
-          if (names.some((n) => n.toLowerCase().startsWith(query))) members.push(m)
-        }
-      }
-      const withPresences = d.presences === true && (session.intents & Intent.guildPresences) !== 0
-      const chunkCount = Math.max(1, Math.ceil(members.length / MEMBERS_PER_CHUNK))
-      for (let index = 0; index < chunkCount; index++) {
-        const slice = members.slice(index * MEMBERS_PER_CHUNK, (index + 1) * MEMBERS_PER_CHUNK)
-        const chunk: Record<string, unknown> = {
-          guild_id: guildId,
-          members: slice.map((m) => memberPayload(world, m)),
-          chunk_index: index,
-          chunk_count: chunkCount,
-        }
-        if (withPresences) {
-          chunk.presences = slice.flatMap((m) => {
-            const p = world.presences.get(m.userId)
-            return p && p.status !== 'offline' ? [presencePayload(m.userId, p)] : []
-          })
-        }
-        if (notFound && index === 0 && notFound.length > 0) chunk.not_found = notFound
-        if (typeof d.nonce === 'string') chunk.nonce = d.nonce
-        sendDispatch(session, 'GUILD_MEMBERS_CHUNK', JSON.stringify(chunk))
-      }
+      for (const chunk of memberChunks(world, guild, d, withPresences)) sendDispatch(session, 'GUILD_MEMBERS_CHUNK', JSON.stringify(chunk))
     }
   }
 

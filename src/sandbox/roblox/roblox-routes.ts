@@ -1,6 +1,13 @@
-import type { SandboxContext } from './context.js'
-import { isObject, json, type Reply, type Route } from './http-kit.js'
-import type { RobloxUser } from './world.js'
+/*
+ * The fake Roblox users API under /roblox: `POST /v1/usernames/users` (username to id, case-insensitive, at most 100
+ * names) and `GET /v1/users/:id`, with Roblox's `{errors: [{code, message}]}` bodies and the status the control API
+ * injects (`/control/roblox-fail`). The service's Roblox lookups reach this instead of users.roblox.com.
+ */
+import type { SandboxContext } from '../context.js'
+import { json, type Reply } from '../http-reply.js'
+import type { Route } from '../http-router.js'
+import { isObject } from '../read-body.js'
+import type { RobloxUser } from '../world-records.js'
 
 /** Most usernames Roblox accepts in one `POST /v1/usernames/users`. */
 export const MAX_USERNAMES_PER_REQUEST = 100

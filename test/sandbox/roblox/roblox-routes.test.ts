@@ -1,5 +1,5 @@
 import t from 'tap'
-import { call, startSandbox } from './fixtures/harness.js'
+import { call, startSandbox } from '../fixtures/harness.js'
 
 interface LookupResult {
   data: Array<{ requestedUsername: string; id: number; name: string; displayName: string; hasVerifiedBadge: boolean }>

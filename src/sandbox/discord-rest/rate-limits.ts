@@ -1,4 +1,10 @@
+/*
+ * Discord's per-route rate limits for the fake REST API: one fixed window per route and major parameter (channel,
+ * webhook, guild), counted by rate-limiter-flexible's RateLimiterMemory, answered with Discord's `X-RateLimit-*`
+ * headers and its 429 body. @discordjs/rest reads these headers to queue per bucket and waits out `retry_after`.
+ */
 import { createHash } from 'node:crypto'
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 
 /** What one request did to its bucket, enough to write Discord's `X-RateLimit-*` headers. */
 export interface BucketTake {
@@ -13,7 +19,7 @@ export interface BucketTake {
 /** Per-route, per-major-parameter fixed-window buckets like Discord's. */
 export interface RateLimits {
   /** Counts one request against `route` + `major`; `allowed` is false when the window is used up and limits are enforced. */
-  take(route: string, major: string): BucketTake
+  take(route: string, major: string): Promise<BucketTake>
   /** Forgets every bucket. */
   clear(): void
 }
@@ -30,10 +36,13 @@ const UNENFORCED_LIMIT = 50
 
 /** Creates the bucket table. */
 export function createRateLimits(options: RateLimitOptions): RateLimits {
-  const windows = new Map<string, { count: number; resetAt: number }>()
-  const hashes = new Map<string, string>()
   const enforced = options.limit > 0
   const limit = enforced ? options.limit : UNENFORCED_LIMIT
+  // Unenforced, the limiter still keeps each bucket's window (for the reset headers) but can never run out.
+  const newLimiter = (): RateLimiterMemory =>
+    new RateLimiterMemory({ points: enforced ? limit : Number.MAX_SAFE_INTEGER, duration: options.windowMs / 1000 })
+  let limiter = newLimiter()
+  const hashes = new Map<string, string>()
 
   const hashOf = (route: string): string => {
     let hash = hashes.get(route)
@@ -45,23 +54,21 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   }
 
   return {
-    take(route, major) {
-      const now = options.now()
-      const key = `${route}|${major}`
-      let window = windows.get(key)
-      if (!window || window.resetAt <= now) {
-        window = { count: 0, resetAt: now + options.windowMs }
-        windows.set(key, window)
-      }
-      const bucket = hashOf(route)
-      const resetAfterMs = window.resetAt - now
-      if (!enforced) return { allowed: true, limit, remaining: limit, resetAt: window.resetAt, resetAfterMs, bucket }
-      if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetAt: window.resetAt, resetAfterMs, bucket }
-      window.count++
-      return { allowed: true, limit, remaining: limit - window.count, resetAt: window.resetAt, resetAfterMs, bucket }
+    async take(route, major) {
+      // RateLimiterMemory resolves while points remain and rejects with the same result shape once they are used up.
+      const result = await limiter.consume(`${route}|${major}`).then(
+        (res) => ({ allowed: true, res }),
+        (err: unknown) => {
+          if (err instanceof RateLimiterRes) return { allowed: false, res: err }
+          throw err
+        },
+      )
+      const resetAfterMs = result.res.msBeforeNext
+      const remaining = enforced ? result.res.remainingPoints : limit
+      return { allowed: result.allowed, limit, remaining, resetAt: options.now() + resetAfterMs, resetAfterMs, bucket: hashOf(route) }
     },
     clear() {
-      windows.clear()
+      limiter = newLimiter()
     },
   }
 }

@@ -1,3 +1,8 @@
+/*
+ * Discord's message limits (content, embeds, fields, the 6,000-character embed total), checked on every message the
+ * bot sends or edits through the fake REST API, with Discord's 50035 `errors` tree so discord.js reports them as-is.
+ * Pure: no I/O.
+ */
 /** Discord's message limits, checked on every message the bot sends or edits. */
 export const MessageLimits = {
   content: 2000,

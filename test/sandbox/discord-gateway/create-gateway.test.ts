@@ -1,8 +1,8 @@
 import { Events, GatewayIntentBits, type Message, type Presence } from 'discord.js'
 import t from 'tap'
 import { WebSocket } from 'ws'
-import { DefaultIds } from '../../src/sandbox/world.js'
-import { call, nextEvent, startClient, startSandbox } from './fixtures/harness.js'
+import { DefaultIds } from '../../../src/sandbox/world.js'
+import { call, nextEvent, startClient, startSandbox } from '../fixtures/harness.js'
 
 const PLAYER = { id: '200000000000000001', username: 'player_one' }
 const ROBLOX_ACTIVITY = { name: 'Roblox', type: 0, details: 'Playing Jailbreak', state: 'In a server' }

@@ -1,7 +1,11 @@
-import type { DiscordErrorName } from './discord-errors.js'
-import { discordError, type Reply } from './http-kit.js'
+/*
+ * Failures injected through the control API (`/control/webhooks/:id/fail`, `/control/channels/:id/fail`), answered
+ * as Discord would: a 429 with Retry-After that discord.js waits out, or the Discord error that fits the resource.
+ */
+import type { Reply } from '../http-reply.js'
+import type { FailureRule } from '../world-records.js'
+import { discordError, type DiscordErrorName } from './discord-errors.js'
 import { rateLimitedReply } from './rate-limits.js'
-import type { FailureRule } from './world.js'
 
 /** Consumes one injected failure for `id`, if any is pending. */
 export function takeFailure(rules: Map<string, FailureRule>, id: string): FailureRule | null {

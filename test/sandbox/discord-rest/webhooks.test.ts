@@ -1,8 +1,8 @@
 import { DiscordAPIError, GatewayIntentBits, WebhookClient, type RateLimitData } from 'discord.js'
 import t from 'tap'
-import { DefaultIds } from '../../src/sandbox/world.js'
-import { call, startClient, startSandbox } from './fixtures/harness.js'
-import type { Sandbox } from '../../src/sandbox/create-sandbox.js'
+import { DefaultIds } from '../../../src/sandbox/world.js'
+import { call, startClient, startSandbox } from '../fixtures/harness.js'
+import type { Sandbox } from '../../../src/sandbox/create-sandbox.js'
 
 interface HookInfo {
   id: string

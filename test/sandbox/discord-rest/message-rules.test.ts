@@ -1,5 +1,5 @@
 import t from 'tap'
-import { checkMessage } from '../../src/sandbox/message-rules.js'
+import { checkMessage } from '../../../src/sandbox/discord-rest/message-rules.js'
 
 const tooLong = (max: number) => ({ _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${max} or fewer in length.` }] })
 

@@ -8,8 +8,8 @@ import {
   type Interaction,
 } from 'discord.js'
 import t from 'tap'
-import { DefaultIds } from '../../src/sandbox/world.js'
-import { call, startClient, startSandbox } from './fixtures/harness.js'
+import { DefaultIds } from '../../../src/sandbox/world.js'
+import { call, startClient, startSandbox } from '../fixtures/harness.js'
 
 const PLAYER = { id: '200000000000000001', username: 'player_one' }
 
