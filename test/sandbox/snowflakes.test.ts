@@ -27,6 +27,21 @@ t.test('createSnowflakes', async (t) => {
     t.equal(BigInt(a) >> 22n, BigInt(now + 10_000) - 1420070400000n, 'the timestamp part is milliseconds since the Discord epoch')
   })
 
+  t.test('the first id of a millisecond is the bare timestamp and 5,000 ids in one millisecond stay unique and increasing', async (t) => {
+    const flakes = createSnowflakes(() => 1_700_000_000_000)
+    const first = BigInt(flakes.next())
+    t.equal(first, (1_700_000_000_000n - 1420070400000n) << 22n)
+    let last = first
+    let increasing = true
+    for (let i = 0; i < 5000; i++) {
+      const id = BigInt(flakes.next())
+      if (id <= last) increasing = false
+      last = id
+    }
+    t.ok(increasing)
+    t.ok(last >> 22n > first >> 22n, 'past 4,096 ids the timestamp moves on instead of wrapping the increment')
+  })
+
   t.test('nextOnShard lands on every requested shard and stays increasing', async (t) => {
     const flakes = createSnowflakes(() => 1_700_000_000_000)
     let last = 0n
