@@ -1,0 +1,34 @@
+/** The benchmarks' own HTTP calls (seeding, open-loop binds): one keep-alive agent, bodies read whole. */
+import { Agent, request } from 'node:http'
+
+/** A response's status and text. */
+export interface TextResponse {
+  status: number
+  text: string
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+
+/** Sends one request over the shared keep-alive agent. */
+export function send(url: string, method: string, body: string | undefined, headers: Record<string, string>): Promise<TextResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/** POSTs JSON with a bearer and parses the JSON answer. */
+export async function postJson(url: string, body: unknown, bearer: string): Promise<{ status: number; body: unknown }> {
+  const res = await send(url, 'POST', JSON.stringify(body), { 'content-type': 'application/json', authorization: bearer })
+  return { status: res.status, body: JSON.parse(res.text) as unknown }
+}
+
+/** Closes the agent's idle sockets so the process can exit. */
+export function closeHttp(): void {
+  agent.destroy()
+}

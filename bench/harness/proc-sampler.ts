@@ -1,0 +1,38 @@
+/** Reads a process's CPU time, children and resident size from /proc (Linux); the benchmarks sample these around runs. */
+import { readFile } from 'node:fs/promises'
+
+/** User + system CPU seconds a process has used so far; NaN when /proc cannot tell (gone, or not Linux). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // After the command name: state is field 3, utime field 14 and stime field 15, in clock ticks (100 per second).
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** The sum of `cpuSeconds` over `pids`. */
+export async function sumCpuSeconds(pids: readonly number[]): Promise<number> {
+  return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
+}
+
+/** The direct children of a process (a cluster primary's workers); none when /proc cannot tell. */
+export async function childPids(pid: number): Promise<number[]> {
+  try {
+    return (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(/\s+/).filter((x) => x !== '').map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** A process's resident set size in bytes (VmRSS); NaN when /proc cannot tell. */
+export async function rssBytes(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8')
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 'NaN') * 1024
+  } catch {
+    return Number.NaN
+  }
+}

@@ -1,0 +1,51 @@
+/** The "Machine" table's facts: CPU, memory, load, OS, Node, the Redis and MySQL servers and the installed package versions. */
+import os from 'node:os'
+import { readFile } from 'node:fs/promises'
+import type { Redis } from 'ioredis'
+import { sql, type Kysely } from 'kysely'
+import { bytes } from '../stats.js'
+
+/** The machine and software a run measured, as the report prints them. */
+export interface Machine {
+  load: string
+  cpu: string
+  cores: number
+  memory: string
+  os: string
+  node: string
+  redis: string
+  mysql: string
+  /** `[package, version]` in report order. */
+  packages: Array<[string, string]>
+}
+
+const PACKAGES = ['hyper-express', 'uWebSockets.js', 'bullmq', 'ioredis', 'kysely', 'mysql2', 'prom-client', 'rate-limiter-flexible', 'autocannon']
+
+async function packageVersion(root: URL, name: string): Promise<string> {
+  try {
+    const pkg = JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, root), 'utf8')) as { name?: string; version?: string }
+    // uWebSockets.js is an npm alias (see package.json overrides): its real name says which build runs.
+    return name === 'uWebSockets.js' ? `${pkg.name ?? '?'}@${pkg.version ?? '?'}` : (pkg.version ?? '?')
+  } catch {
+    return 'not installed'
+  }
+}
+
+/** Reads the machine's facts, asking Redis and MySQL for their versions and `root`'s node_modules for the packages'. */
+export async function describeMachine(db: Kysely<any>, redis: Redis, root: URL): Promise<Machine> {
+  const redisInfo = await redis.info('server')
+  const version = await sql<{ v: string }>`SELECT VERSION() AS v`.execute(db)
+  const packages: Array<[string, string]> = []
+  for (const name of PACKAGES) packages.push([name, await packageVersion(root, name)])
+  return {
+    load: os.loadavg().map((l) => l.toFixed(2)).join(', '),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memory: bytes(os.totalmem()),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    redis: /redis_version:(\S+)/.exec(redisInfo)?.[1] ?? '?',
+    mysql: version.rows[0]?.v ?? '?',
+    packages,
+  }
+}
