@@ -13,7 +13,10 @@ export interface FlagSpec {
   value?: string
   /** One line for --help. */
   summary: string
-  /** Shown without brackets in usage; the command itself says what is missing (see README, Command line). */
+  /**
+   * Shown without brackets in usage. Not enforced here: each command refuses a missing value itself, with its own
+   * message and exit 64, as it did before this parser existed.
+   */
   required?: boolean
   /** Bounds of an integer flag, inclusive. */
   min?: number
@@ -73,7 +76,7 @@ export function parseArgv<const S extends ArgsSpec>(spec: S, argv: readonly stri
   } catch (err) {
     // Help wins over a broken line: `keys create --name --help` shows the help.
     if (asksForHelp(argv)) return { kind: 'help' }
-    return { kind: 'error', message: describeRefusal(options, argv) ?? (err as Error).message.split('\n')[0]! }
+    return { kind: 'error', message: explainParseError(options, argv) ?? (err as Error).message.split('\n')[0]! }
   }
   if (parsed.values.help === true) return { kind: 'help' }
 
@@ -115,7 +118,7 @@ function describeBounds(flag: FlagSpec): string {
  * Says why strict parsing refused `argv`, in our words; undefined when it cannot tell (the caller then shows node's).
  * A value that starts with `-` is not taken as a value (`--name --json` is a missing value, not a key named `--json`).
  */
-function describeRefusal(options: NonNullable<ParseArgsConfig['options']>, argv: readonly string[]): string | undefined {
+function explainParseError(options: NonNullable<ParseArgsConfig['options']>, argv: readonly string[]): string | undefined {
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   for (const token of tokens) {
     if (token.kind !== 'option') continue

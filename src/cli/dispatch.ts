@@ -102,12 +102,12 @@ function describeSubcommands(group: CommandGroup): string {
 }
 
 /** `--help` of one command. */
-export function formatCommandHelp(path: string, command: { summary: string; args: ArgsSpec }): string[] {
+function formatCommandHelp(path: string, command: { summary: string; args: ArgsSpec }): string[] {
   return [usageLine(path, command.args), '', command.summary, '', 'arguments:', ...formatArgumentLines(command.args)]
 }
 
 /** `--help` of a group: its subcommands, one line each. */
-export function formatGroupHelp(group: CommandGroup): string[] {
+function formatGroupHelp(group: CommandGroup): string[] {
   const rows = group.commands.map((c) => [`${c.name}${withSpace(formatSynopsis(c.args))}`, c.summary] as const)
   return [
     `usage: ${PROGRAM} ${group.name} SUBCOMMAND [ARGUMENTS]`,
@@ -122,7 +122,7 @@ export function formatGroupHelp(group: CommandGroup): string[] {
 }
 
 /** `presence-link --help`: every command, one line each. */
-export function formatTopHelp(commands: readonly Command[]): string[] {
+function formatTopHelp(commands: readonly Command[]): string[] {
   const processes = commands.filter((c) => c.kind === 'process').map((c) => [`${c.name}${withSpace(formatSynopsis(c.args))}`, c.summary] as const)
   const administration = commands
     .filter((c) => c.kind !== 'process')
