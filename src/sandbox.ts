@@ -1,43 +1,20 @@
+/** Entry point: the local fake of Discord and the Roblox users API (`presence-link sandbox`), until SIGINT or SIGTERM. */
 import { pathToFileURL } from 'node:url'
+import { SANDBOX_COMMAND } from './cli/command-table.js'
+import { parseCommandLine } from './cli/dispatch.js'
 import { createSandbox } from './sandbox/create-sandbox.js'
-
-const USAGE = 'usage: sandbox [--port N (8090)] [--shards N (1)] [--host H] [--token T] [--guild ID]'
-
-interface Args {
-  port: number
-  shards: number
-  host?: string
-  token?: string
-  guild?: string
-}
-
-function parseArgs(argv: readonly string[]): Args | string {
-  const args: Args = { port: 8090, shards: 1 }
-  for (let i = 0; i < argv.length; i += 2) {
-    const flag = argv[i]
-    const value = argv[i + 1]
-    if (value === undefined) return `missing value for ${String(flag)}`
-    if (flag === '--port' || flag === '--shards') {
-      const n = Number(value)
-      if (!Number.isInteger(n) || n < (flag === '--port' ? 0 : 1)) return `bad number for ${flag}: ${value}`
-      if (flag === '--port') args.port = n
-      else args.shards = n
-    } else if (flag === '--host') args.host = value
-    else if (flag === '--token') args.token = value
-    else if (flag === '--guild') args.guild = value
-    else return `unknown flag ${String(flag)}`
-  }
-  return args
-}
 
 /** Runs the sandbox until SIGINT or SIGTERM; prints one JSON line per event. */
 export async function main(argv: readonly string[]): Promise<void> {
-  const args = parseArgs(argv)
-  if (typeof args === 'string') {
-    console.error(`${args}\n${USAGE}`)
-    process.exitCode = 2
+  const parsed = parseCommandLine(SANDBOX_COMMAND.name, SANDBOX_COMMAND, argv)
+  if (parsed.kind === 'print') {
+    const { lines, exitCode } = parsed.output
+    const stream = exitCode === 0 ? process.stdout : process.stderr
+    stream.write(`${lines.join('\n')}\n`)
+    process.exitCode = exitCode
     return
   }
+  const args = parsed.args.flags
   const line = (msg: string, fields?: object): void => console.log(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }))
   const sandbox = await createSandbox({
     port: args.port,

@@ -8,6 +8,8 @@ import { addGuild, listGuilds, removeGuild } from '../gateway/guild-whitelist.js
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase, openRedis } from '../runtime/storage.js'
 import { createCodeCache } from '../store/code-cache.js'
+import { usage, type CommandOutput } from './command.js'
+import { runCommand } from './dispatch.js'
 
 /** Who runs the CLI, for moderation trails: `cli:<login name>`. */
 export function operatorName(): string {
@@ -18,27 +20,8 @@ export function operatorName(): string {
   }
 }
 
-/** Output of a command: lines to print and the exit status. */
-export interface CommandOutput {
-  lines: string[]
-  exitCode: number
-}
-
-/** A usage error. */
-export function usage(message: string): CommandOutput {
-  return { lines: [`error: ${message}`, 'run `presence-link help` for usage'], exitCode: 64 }
-}
-
 function fail(message: string, exitCode = 1): CommandOutput {
   return { lines: [`error: ${message}`], exitCode }
-}
-
-/** Reads `--flag value` from args. */
-export function flag(args: readonly string[], name: string): string | undefined {
-  const i = args.indexOf(`--${name}`)
-  if (i >= 0) return args[i + 1]
-  const eq = args.find((a) => a.startsWith(`--${name}=`))
-  return eq?.slice(name.length + 3)
 }
 
 /** Describes a code in `key: value` lines. */
@@ -55,7 +38,6 @@ export function describeCode(c: StoredCode): string[] {
 }
 
 const SNOWFLAKE = /^\d{1,20}$/
-const CODE_ACTIONS: readonly CodeAction[] = ['ban', 'unban', 'pause', 'resume', 'reset', 'revoke']
 
 /** `presence-link migrate`. */
 export async function migrateCommand(ctx: ProcessContext): Promise<CommandOutput> {
@@ -63,32 +45,38 @@ export async function migrateCommand(ctx: ProcessContext): Promise<CommandOutput
   return { lines: ['migrated: up to date'], exitCode: 0 }
 }
 
-/** `presence-link keys create --name N | list | revoke N`. */
-export async function keysCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, ...rest] = args
+/** `presence-link keys ARGS` in this process. */
+export function keysCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['keys', ...args])
+}
+
+/** `presence-link keys list`. */
+export async function listKeysCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const db = await openDatabase(ctx, 2)
-  if (sub === 'list') {
-    const keys = await listApiKeys(db)
-    if (keys.length === 0) return { lines: ['no API keys'], exitCode: 0 }
-    return {
-      lines: keys.map((k) => `${k.name}\t${k.id}\tcreated ${k.createdAt.toISOString()}\t${k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`}`),
-      exitCode: 0,
-    }
+  const keys = await listApiKeys(db)
+  if (keys.length === 0) return { lines: ['no API keys'], exitCode: 0 }
+  return {
+    lines: keys.map((k) => `${k.name}\t${k.id}\tcreated ${k.createdAt.toISOString()}\t${k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`}`),
+    exitCode: 0,
   }
+}
+
+/** `presence-link keys create --name NAME`. */
+export async function createKeyCommand(ctx: ProcessContext, name: string | undefined): Promise<CommandOutput> {
+  const db = await openDatabase(ctx, 2)
   const redis = await openRedis(ctx, 'request', 'cli')
-  if (sub === 'create') {
-    const name = flag(rest, 'name')
-    if (name === undefined || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return usage('keys create needs --name of 1-64 letters, digits, _ . -')
-    const created = await createApiKey(db, redis, ctx.keys, name)
-    if (!created.ok) return fail(`an active key named ${name} exists; revoke it first or pick another name`)
-    return { lines: [`created API key ${name} (id ${created.id}); it is shown only once:`, created.key], exitCode: 0 }
-  }
-  if (sub === 'revoke') {
-    const name = rest[0]
-    if (name === undefined) return usage('keys revoke needs a NAME')
-    return (await revokeApiKey(db, redis, ctx.keys, name)) ? { lines: [`revoked ${name}`], exitCode: 0 } : fail(`no active key named ${name}`)
-  }
-  return usage('keys takes create --name NAME, list, or revoke NAME')
+  if (name === undefined || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return usage('keys create needs --name of 1-64 letters, digits, _ . -')
+  const created = await createApiKey(db, redis, ctx.keys, name)
+  if (!created.ok) return fail(`an active key named ${name} exists; revoke it first or pick another name`)
+  return { lines: [`created API key ${name} (id ${created.id}); it is shown only once:`, created.key], exitCode: 0 }
+}
+
+/** `presence-link keys revoke NAME`. */
+export async function revokeKeyCommand(ctx: ProcessContext, name: string | undefined): Promise<CommandOutput> {
+  const db = await openDatabase(ctx, 2)
+  const redis = await openRedis(ctx, 'request', 'cli')
+  if (name === undefined) return usage('keys revoke needs a NAME')
+  return (await revokeApiKey(db, redis, ctx.keys, name)) ? { lines: [`revoked ${name}`], exitCode: 0 } : fail(`no active key named ${name}`)
 }
 
 async function codeService(ctx: ProcessContext): Promise<CodeService> {
@@ -98,48 +86,57 @@ async function codeService(ctx: ProcessContext): Promise<CodeService> {
   return createCodeService({ db, cache: createCodeCache(redis, ctx.keys) })
 }
 
-/** `presence-link codes ...`. */
-export async function codesCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, ...rest] = args
-  const actor = { source: 'cli', name: operatorName() }
-  if (sub === 'issue' || sub === 'rotate') {
-    const user = flag(rest, 'chat-user')
-    if (user === undefined || !SNOWFLAKE.test(user)) return usage(`codes ${sub} needs --chat-user with a Discord user id`)
-    const codes = await codeService(ctx)
-    if (sub === 'issue') {
-      const { code, created } = await codes.issue(user)
-      return { lines: [created ? 'issued a new code' : 'the user already has a live code', ...describeCode(code).slice(1), code.code], exitCode: 0 }
-    }
-    const { previous, code } = await codes.rotate(user, actor)
-    return { lines: [previous === undefined ? 'the user had no live code' : `revoked ${previous.code}`, code.code], exitCode: 0 }
-  }
-  const code = rest[0]
-  if (sub === 'show' || (CODE_ACTIONS as readonly string[]).includes(sub ?? '')) {
-    if (code === undefined || !isCodeFormat(code)) return usage(`codes ${sub} needs a CODE of 4 characters A-Z or 0-9`)
-    const codes = await codeService(ctx)
-    if (sub === 'show') {
-      const found = await codes.show(code)
-      return found === undefined ? fail(`no such code ${code}`) : { lines: describeCode(found), exitCode: 0 }
-    }
-    const result = await codes.act(code, sub as CodeAction, actor)
-    if (!result.ok) return fail(`${sub} ${code}: ${describeRefusal(result.reason)}`)
-    return { lines: [...describeCode({ ...(await codes.show(code))! })], exitCode: 0 }
-  }
-  return usage('codes takes issue --chat-user ID, show CODE, ban|unban|pause|resume|reset|revoke CODE, rotate --chat-user ID')
+/** `presence-link codes ARGS` in this process. */
+export function codesCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['codes', ...args])
 }
 
-/** `presence-link guilds add ID | remove ID | list`. */
-export async function guildsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, id] = args
-  const db = await openDatabase(ctx, 2)
-  if (sub === 'list') {
-    const guilds = await listGuilds(db)
-    const fromEnv = ctx.config.guildWhitelist.map((g) => `${g}\tGUILD_WHITELIST`)
-    const stored = guilds.map((g) => `${g.guildId}\tadded by ${g.addedBy} at ${g.addedAt.toISOString()}`)
-    const lines = [...fromEnv, ...stored]
-    return { lines: lines.length === 0 ? ['no whitelisted guilds'] : lines, exitCode: 0 }
+/** `presence-link codes issue|rotate --chat-user ID`. */
+export async function userCodeCommand(ctx: ProcessContext, sub: 'issue' | 'rotate', user: string | undefined): Promise<CommandOutput> {
+  const actor = { source: 'cli', name: operatorName() }
+  if (user === undefined || !SNOWFLAKE.test(user)) return usage(`codes ${sub} needs --chat-user with a Discord user id`)
+  const codes = await codeService(ctx)
+  if (sub === 'issue') {
+    const { code, created } = await codes.issue(user)
+    return { lines: [created ? 'issued a new code' : 'the user already has a live code', ...describeCode(code).slice(1), code.code], exitCode: 0 }
   }
-  if ((sub !== 'add' && sub !== 'remove') || id === undefined || !SNOWFLAKE.test(id)) {
+  const { previous, code } = await codes.rotate(user, actor)
+  return { lines: [previous === undefined ? 'the user had no live code' : `revoked ${previous.code}`, code.code], exitCode: 0 }
+}
+
+/** `presence-link codes show|ban|unban|pause|resume|reset|revoke CODE`. */
+export async function codeCommand(ctx: ProcessContext, sub: 'show' | CodeAction, code: string | undefined): Promise<CommandOutput> {
+  const actor = { source: 'cli', name: operatorName() }
+  if (code === undefined || !isCodeFormat(code)) return usage(`codes ${sub} needs a CODE of 4 characters A-Z or 0-9`)
+  const codes = await codeService(ctx)
+  if (sub === 'show') {
+    const found = await codes.show(code)
+    return found === undefined ? fail(`no such code ${code}`) : { lines: describeCode(found), exitCode: 0 }
+  }
+  const result = await codes.act(code, sub, actor)
+  if (!result.ok) return fail(`${sub} ${code}: ${describeRefusal(result.reason)}`)
+  return { lines: [...describeCode({ ...(await codes.show(code))! })], exitCode: 0 }
+}
+
+/** `presence-link guilds ARGS` in this process. */
+export function guildsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['guilds', ...args])
+}
+
+/** `presence-link guilds list`. */
+export async function listGuildsCommand(ctx: ProcessContext): Promise<CommandOutput> {
+  const db = await openDatabase(ctx, 2)
+  const guilds = await listGuilds(db)
+  const fromEnv = ctx.config.guildWhitelist.map((g) => `${g}\tGUILD_WHITELIST`)
+  const stored = guilds.map((g) => `${g.guildId}\tadded by ${g.addedBy} at ${g.addedAt.toISOString()}`)
+  const lines = [...fromEnv, ...stored]
+  return { lines: lines.length === 0 ? ['no whitelisted guilds'] : lines, exitCode: 0 }
+}
+
+/** `presence-link guilds add|remove ID`. */
+export async function changeGuildCommand(ctx: ProcessContext, sub: 'add' | 'remove', id: string | undefined): Promise<CommandOutput> {
+  const db = await openDatabase(ctx, 2)
+  if (id === undefined || !SNOWFLAKE.test(id)) {
     return usage('guilds takes add ID, remove ID (a Discord guild id), or list')
   }
   const redis = await openRedis(ctx, 'request', 'cli')

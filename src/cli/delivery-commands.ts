@@ -7,7 +7,9 @@ import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase } from '../runtime/storage.js'
 import { addToWatchlist, listWatchlist, MAX_WATCH_REASON, PLATFORM_USER_ID, removeFromWatchlist } from '../safety/watchlist.js'
 import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../schemas/log-request.js'
-import { flag, operatorName, usage, type CommandOutput } from './admin-commands.js'
+import { operatorName } from './admin-commands.js'
+import { usage, type CommandOutput } from './command.js'
+import { runCommand } from './dispatch.js'
 
 function fail(message: string): CommandOutput {
   return { lines: [`error: ${message}`], exitCode: 1 }
@@ -26,31 +28,40 @@ export function parseSince(value: string | undefined): Date | null {
   return Number.isNaN(ms) ? null : new Date(ms)
 }
 
-/** `presence-link destinations set CATEGORY TARGET | unset CATEGORY | list | retry CATEGORY`. */
-export async function destinationsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, category, target] = args
+/** `presence-link destinations ARGS` in this process. */
+export function destinationsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['destinations', ...args])
+}
+
+/** `presence-link destinations list`. */
+export async function listDestinationsCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const api = ctx.config.discordApi
-  if (sub === 'list') {
-    const db = await openDatabase(ctx, 2)
-    const stored = new Map((await listDestinations(db, api)).map((d) => [d.category, d]))
-    const lines: string[] = []
-    for (const c of LOG_CATEGORIES) {
-      const d = stored.get(c)
-      const counts = await countDeliveryStates(db, c)
-      const tally = `pending ${counts.pending}, sent ${counts.sent}, failed ${counts.failed}, not delivered ${counts.none}`
-      if (d === undefined) {
-        lines.push(`${c}\t(no destination)\t-\t${tally}`)
-        continue
-      }
-      const where = d.target.ok ? describeTarget(d.target.target) : `unusable target (${d.target.message})`
-      const state = d.disabledAt === null ? 'active' : `disabled since ${d.disabledAt.toISOString()}: ${d.disabledReason ?? ''}`
-      lines.push(`${c}\t${where}\t${state}\t${tally}\tset by ${d.setBy}`)
+  const db = await openDatabase(ctx, 2)
+  const stored = new Map((await listDestinations(db, api)).map((d) => [d.category, d]))
+  const lines: string[] = []
+  for (const c of LOG_CATEGORIES) {
+    const d = stored.get(c)
+    const counts = await countDeliveryStates(db, c)
+    const tally = `pending ${counts.pending}, sent ${counts.sent}, failed ${counts.failed}, not delivered ${counts.none}`
+    if (d === undefined) {
+      lines.push(`${c}\t(no destination)\t-\t${tally}`)
+      continue
     }
-    return { lines, exitCode: 0 }
+    const where = d.target.ok ? describeTarget(d.target.target) : `unusable target (${d.target.message})`
+    const state = d.disabledAt === null ? 'active' : `disabled since ${d.disabledAt.toISOString()}: ${d.disabledReason ?? ''}`
+    lines.push(`${c}\t${where}\t${state}\t${tally}\tset by ${d.setBy}`)
   }
-  if (sub !== 'set' && sub !== 'unset' && sub !== 'retry') {
-    return usage('destinations takes set CATEGORY TARGET, unset CATEGORY, list, or retry CATEGORY')
-  }
+  return { lines, exitCode: 0 }
+}
+
+/** `presence-link destinations set CATEGORY TARGET | unset CATEGORY | retry CATEGORY`. */
+export async function changeDestinationCommand(
+  ctx: ProcessContext,
+  sub: 'set' | 'unset' | 'retry',
+  category: string | undefined,
+  target: string | undefined,
+): Promise<CommandOutput> {
+  const api = ctx.config.discordApi
   if (category === undefined || !isLogCategory(category)) return usage(`destinations ${sub} needs a CATEGORY: server, ingame or moderation`)
   const fromEnv = ctx.config.logDestinations[category] !== ''
   const envNote = `note: ${DESTINATION_VARIABLE[category]} is set; the delivery consumer puts it back when it starts`
@@ -76,13 +87,15 @@ export async function destinationsCommand(ctx: ProcessContext, args: readonly st
   }
 }
 
+/** `presence-link logs ARGS` in this process. */
+export function logsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['logs', ...args])
+}
+
 /** `presence-link logs replay --category C --since T`: sends a category's entries received since T again. */
-export async function logsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, ...rest] = args
-  if (sub !== 'replay') return usage('logs takes replay --category CATEGORY --since ISO_TIME')
-  const category = flag(rest, 'category')
+export async function replayLogsCommand(ctx: ProcessContext, category: string | undefined, sinceText: string | undefined): Promise<CommandOutput> {
   if (category === undefined || !isLogCategory(category)) return usage('logs replay needs --category server, ingame or moderation')
-  const since = parseSince(flag(rest, 'since'))
+  const since = parseSince(sinceText)
   if (since === null) return usage('logs replay needs --since with an ISO time like 2024-05-01 or 2024-05-01T12:00:00Z')
   const db = await openDatabase(ctx, 2)
   if ((await getDestination(db, category as LogCategoryName, ctx.config.discordApi)) === undefined) {
@@ -92,23 +105,34 @@ export async function logsCommand(ctx: ProcessContext, args: readonly string[]):
   return { lines: [`queued ${count} ${category} entries received since ${since.toISOString()} for delivery`], exitCode: 0 }
 }
 
-/** `presence-link watchlist add ID [--reason R] | remove ID | list`. */
-export async function watchlistCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  const [sub, id, ...rest] = args
+/** `presence-link watchlist ARGS` in this process. */
+export function watchlistCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['watchlist', ...args])
+}
+
+/** `presence-link watchlist list`. */
+export async function listWatchlistCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const db = await openDatabase(ctx, 2)
-  if (sub === 'list') {
-    const entries = await listWatchlist(db)
-    if (entries.length === 0) return { lines: ['the watchlist is empty'], exitCode: 0 }
-    return {
-      lines: entries.map((e) => `${e.platformUserId}\t${e.reason ?? '-'}\tadded by ${e.addedBy} at ${e.addedAt.toISOString()}`),
-      exitCode: 0,
-    }
+  const entries = await listWatchlist(db)
+  if (entries.length === 0) return { lines: ['the watchlist is empty'], exitCode: 0 }
+  return {
+    lines: entries.map((e) => `${e.platformUserId}\t${e.reason ?? '-'}\tadded by ${e.addedBy} at ${e.addedAt.toISOString()}`),
+    exitCode: 0,
   }
-  if ((sub !== 'add' && sub !== 'remove') || id === undefined || !PLATFORM_USER_ID.test(id)) {
+}
+
+/** `presence-link watchlist add ID [--reason R] | remove ID`. */
+export async function changeWatchlistCommand(
+  ctx: ProcessContext,
+  sub: 'add' | 'remove',
+  id: string | undefined,
+  reason: string | undefined,
+): Promise<CommandOutput> {
+  const db = await openDatabase(ctx, 2)
+  if (id === undefined || !PLATFORM_USER_ID.test(id)) {
     return usage('watchlist takes add ID [--reason TEXT], remove ID (a Roblox user id), or list')
   }
   if (sub === 'remove') return (await removeFromWatchlist(db, id)) ? { lines: [`removed ${id} from the watchlist`], exitCode: 0 } : fail(`${id} is not on the watchlist`)
-  const reason = flag(rest, 'reason')
   if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_WATCH_REASON)) return usage(`--reason must be 1-${MAX_WATCH_REASON} characters`)
   const outcome = await addToWatchlist(db, { platformUserId: id, reason: reason?.trim() ?? null, addedBy: operatorName() })
   return { lines: [outcome === 'added' ? `added ${id} to the watchlist` : `${id} was already on the watchlist; reason updated`], exitCode: 0 }

@@ -1,0 +1,185 @@
+/**
+ * Every `presence-link` command, declared once: name, summary, arguments and what runs. Dispatch, usage lines,
+ * `--help` and the top-level help all come from this table (src/cli/dispatch.ts). Handlers load their module only
+ * when they run, so `--help`, `--version` and command-line errors touch neither MySQL nor Redis.
+ */
+import type { ArgsSpec } from './args.js'
+import { adminCommand, type Command, type CommandGroup } from './command.js'
+
+const admin = () => import('./admin-commands.js')
+const delivery = () => import('./delivery-commands.js')
+
+/** `presence-link sandbox`, typed for `src/sandbox.ts`, which parses its own arguments when run directly. */
+export const SANDBOX_COMMAND = {
+  name: 'sandbox',
+  summary: 'the local fake of Discord and the Roblox users API',
+  args: {
+    flags: {
+      port: { type: 'integer', value: 'N', min: 0, max: 65535, default: 8090, summary: 'port of the fake Discord, Roblox users API and control API; 0 picks a free one' },
+      shards: { type: 'integer', value: 'N', min: 1, default: 1, summary: 'shards announced by GET /gateway/bot and used to route guilds' },
+      host: { type: 'string', value: 'H', summary: 'interface to listen on (default 127.0.0.1)' },
+      token: { type: 'string', value: 'T', summary: 'the only bot token accepted (default: any non-empty token)' },
+      guild: { type: 'string', value: 'ID', summary: 'id of the default guild (default 100000000000000001)' },
+    },
+  },
+} as const satisfies { name: string; summary: string; args: ArgsSpec }
+
+const CATEGORY = { name: 'CATEGORY', summary: 'server, ingame or moderation' } as const
+const CODE = { positionals: [{ name: 'CODE', summary: '4 characters A-Z or 0-9' }] } as const
+const CHAT_USER = { flags: { 'chat-user': { type: 'string', value: 'ID', required: true, summary: 'Discord user id' } } } as const
+const GUILD_ID = { positionals: [{ name: 'ID', summary: 'Discord guild id' }] } as const
+const ROBLOX_USER_ID = { name: 'ROBLOX_USER_ID', summary: 'Roblox user id' } as const
+
+const KEYS: CommandGroup = {
+  kind: 'group',
+  name: 'keys',
+  summary: 'API keys of game servers',
+  commands: [
+    adminCommand({
+      name: 'create',
+      summary: 'create an API key; it is printed once, as the last line',
+      args: { flags: { name: { type: 'string', value: 'NAME', required: true, summary: "the key's name: 1-64 letters, digits, _ . -" } } },
+      run: async (ctx, { flags }) => (await admin()).createKeyCommand(ctx, flags.name),
+    }),
+    adminCommand({ name: 'list', summary: 'names and states of every key, never the secrets', args: {}, run: async (ctx) => (await admin()).listKeysCommand(ctx) }),
+    adminCommand({
+      name: 'revoke',
+      summary: 'revoke the active key of that name; every front refuses it at once',
+      args: { positionals: [{ name: 'NAME', summary: 'name of the key' }] },
+      run: async (ctx, { positionals: [name] }) => (await admin()).revokeKeyCommand(ctx, name),
+    }),
+  ],
+}
+
+const CODE_ACTIONS = [
+  ['ban', 'ban the code: callbacks show the ban message'],
+  ['unban', 'lift a ban'],
+  ['pause', 'pause detection: callbacks show "Detection Paused"'],
+  ['resume', 'resume detection'],
+  ['reset', 'unlink the game account; the code stays live'],
+  ['revoke', 'revoke the code for good'],
+] as const
+
+const CODES: CommandGroup = {
+  kind: 'group',
+  name: 'codes',
+  summary: 'link codes: issue, inspect, moderate',
+  commands: [
+    adminCommand({
+      name: 'issue',
+      summary: "print the user's live code, or issue a new one",
+      args: CHAT_USER,
+      run: async (ctx, { flags }) => (await admin()).userCodeCommand(ctx, 'issue', flags['chat-user']),
+    }),
+    adminCommand({ name: 'show', summary: 'describe a code', args: CODE, run: async (ctx, { positionals: [code] }) => (await admin()).codeCommand(ctx, 'show', code) }),
+    ...CODE_ACTIONS.map(([action, summary]) =>
+      adminCommand({ name: action, summary, args: CODE, run: async (ctx, { positionals: [code] }) => (await admin()).codeCommand(ctx, action, code) }),
+    ),
+    adminCommand({
+      name: 'rotate',
+      summary: "revoke the user's live code and print a new one",
+      args: CHAT_USER,
+      run: async (ctx, { flags }) => (await admin()).userCodeCommand(ctx, 'rotate', flags['chat-user']),
+    }),
+  ],
+}
+
+const GUILDS: CommandGroup = {
+  kind: 'group',
+  name: 'guilds',
+  summary: 'guilds whose audit events are logged (besides GUILD_WHITELIST)',
+  commands: [
+    adminCommand({ name: 'add', summary: 'whitelist a guild', args: GUILD_ID, run: async (ctx, { positionals: [id] }) => (await admin()).changeGuildCommand(ctx, 'add', id) }),
+    adminCommand({ name: 'remove', summary: 'remove a guild from the whitelist', args: GUILD_ID, run: async (ctx, { positionals: [id] }) => (await admin()).changeGuildCommand(ctx, 'remove', id) }),
+    adminCommand({ name: 'list', summary: 'whitelisted guilds, from GUILD_WHITELIST and from here', args: {}, run: async (ctx) => (await admin()).listGuildsCommand(ctx) }),
+  ],
+}
+
+const DESTINATIONS: CommandGroup = {
+  kind: 'group',
+  name: 'destinations',
+  summary: 'where each log category is delivered in Discord',
+  commands: [
+    adminCommand({
+      name: 'set',
+      summary: 'deliver a category to a channel or webhook, and enable it',
+      args: { positionals: [CATEGORY, { name: 'TARGET', summary: 'a channel id or a webhook URL' }] },
+      run: async (ctx, { positionals: [category, target] }) => (await delivery()).changeDestinationCommand(ctx, 'set', category, target),
+    }),
+    adminCommand({
+      name: 'unset',
+      summary: "stop delivering a category; its entries are stored, not delivered",
+      args: { positionals: [CATEGORY] },
+      run: async (ctx, { positionals: [category] }) => (await delivery()).changeDestinationCommand(ctx, 'unset', category, undefined),
+    }),
+    adminCommand({ name: 'list', summary: 'target (token hidden), state and delivery counts per category', args: {}, run: async (ctx) => (await delivery()).listDestinationsCommand(ctx) }),
+    adminCommand({
+      name: 'retry',
+      summary: 're-enable a disabled destination; its pending entries go out in order',
+      args: { positionals: [CATEGORY] },
+      run: async (ctx, { positionals: [category] }) => (await delivery()).changeDestinationCommand(ctx, 'retry', category, undefined),
+    }),
+  ],
+}
+
+const LOGS: CommandGroup = {
+  kind: 'group',
+  name: 'logs',
+  summary: 'stored log entries',
+  commands: [
+    adminCommand({
+      name: 'replay',
+      summary: "send a category's entries received since a time again",
+      args: {
+        flags: {
+          category: { type: 'string', value: 'CATEGORY', required: true, summary: CATEGORY.summary },
+          since: { type: 'string', value: 'ISO_TIME', required: true, summary: 'like 2024-05-01 or 2024-05-01T12:00:00Z' },
+        },
+      },
+      run: async (ctx, { flags }) => (await delivery()).replayLogsCommand(ctx, flags.category, flags.since),
+    }),
+  ],
+}
+
+const WATCHLIST: CommandGroup = {
+  kind: 'group',
+  name: 'watchlist',
+  summary: 'Roblox users the safety check always flags for review',
+  commands: [
+    adminCommand({
+      name: 'add',
+      summary: 'add a user, or update the reason of one already listed',
+      args: { positionals: [ROBLOX_USER_ID], flags: { reason: { type: 'string', value: 'TEXT', summary: 'why, shown to moderators' } } },
+      run: async (ctx, { positionals: [id], flags }) => (await delivery()).changeWatchlistCommand(ctx, 'add', id, flags.reason),
+    }),
+    adminCommand({
+      name: 'remove',
+      summary: 'remove a user',
+      args: { positionals: [ROBLOX_USER_ID] },
+      run: async (ctx, { positionals: [id] }) => (await delivery()).changeWatchlistCommand(ctx, 'remove', id, undefined),
+    }),
+    adminCommand({ name: 'list', summary: 'every listed user with reason and who added them', args: {}, run: async (ctx) => (await delivery()).listWatchlistCommand(ctx) }),
+  ],
+}
+
+/** The command table: processes first, then administration, in the order `presence-link --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  { kind: 'process', name: 'serve', summary: 'everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)', args: {}, entry: new URL('../serve.js', import.meta.url) },
+  { kind: 'process', name: 'front', summary: 'the HTTP front (node:cluster, FRONT_WORKERS processes on PORT)', args: {}, entry: new URL('../front.js', import.meta.url) },
+  {
+    kind: 'process',
+    name: 'worker',
+    summary: 'queue consumers and delivery to Discord',
+    args: { positionals: [{ name: 'CONSUMER', optional: true, repeats: true, summary: 'bind, log, audit or delivery; all of them when none is named' }] },
+    entry: new URL('../../workers/worker.js', import.meta.url),
+  },
+  { kind: 'process', name: 'gateway', summary: 'the Discord gateway for SHARD_IDS of SHARD_COUNT', args: {}, entry: new URL('../gateway.js', import.meta.url) },
+  { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url) },
+  adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
+  KEYS,
+  CODES,
+  GUILDS,
+  DESTINATIONS,
+  LOGS,
+  WATCHLIST,
+]

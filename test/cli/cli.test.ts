@@ -1,0 +1,175 @@
+import { execFile, spawn } from 'node:child_process'
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { COMMANDS } from '../../src/cli/command-table.js'
+import { startStack, type Stack } from '../helpers/stack.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PARALLEL = 4
+
+let stack: Stack
+let app: string
+
+/**
+ * Builds the project from source into a temporary copy of the Docker image's layout (/app/package.json beside
+ * /app/dist, node_modules linked), so the children run `node dist/src/cli.js` as the image and `npm run build` do.
+ * Type errors are `tsc --noEmit`'s job; here it only emits (once: a TS loader per child costs seconds each).
+ */
+async function buildApp(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pl-cli-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await mkdir(join(dir, 'app'))
+  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'app/dist'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT })
+  await copyFile(join(ROOT, 'package.json'), join(dir, 'app/package.json'))
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'app/node_modules'), 'dir')
+  return join(dir, 'app')
+}
+
+t.before(async () => {
+  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp()])
+  stack = started
+  app = built
+})
+
+interface Ran {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Starts `node dist/src/cli.js ARGS` (or another built entry) against this file's database and Redis prefix. */
+function start(args: readonly string[], entry = 'dist/src/cli.js') {
+  return spawn(process.execPath, [join(app, entry), ...args], {
+    cwd: app,
+    env: {
+      ...process.env,
+      DATABASE_URL: stack.config.databaseUrl,
+      REDIS_URL: stack.config.redisUrl,
+      REDIS_PREFIX: stack.config.redisPrefix,
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+/** Runs a command line to its end. */
+function run(args: readonly string[], entry?: string): Promise<Ran> {
+  const child = start(args, entry)
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+/** Runs every command line, PARALLEL at a time; results in the same order. */
+async function runAll(lines: ReadonlyArray<readonly string[]>): Promise<Ran[]> {
+  const results: Ran[] = []
+  for (let i = 0; i < lines.length; i += PARALLEL) results.push(...(await Promise.all(lines.slice(i, i + PARALLEL).map((l) => run(l)))))
+  return results
+}
+
+const keyNames = async () => (await stack.db.selectFrom('api_keys').select('name').orderBy('id').execute()).map((k) => k.name)
+
+t.test('keys create --name --json exits 2 with the usage, and creates no key', async (t) => {
+  const before = await keyNames()
+  const out = await run(['keys', 'create', '--name', '--json'])
+  t.equal(out.code, 2)
+  t.equal(out.stdout, '')
+  t.equal(
+    out.stderr,
+    'error: --name needs a value, and --json is not one (write --name=--json if it is)\nusage: presence-link keys create --name NAME\nrun `presence-link keys create --help` for details\n',
+  )
+  t.same(await keyNames(), before)
+  t.notOk((await keyNames()).includes('--json'))
+})
+
+t.test('an unknown flag exits 2 with the usage, and creates no key', async (t) => {
+  const [unknown, extra] = await runAll([
+    ['keys', 'create', '--name', 'my-game', '--json'],
+    ['keys', 'create', '--name', 'my-game', 'again'],
+  ])
+  t.equal(unknown!.code, 2)
+  t.match(unknown!.stderr, /^error: unknown flag --json\nusage: presence-link keys create --name NAME\n/)
+  t.equal(extra!.code, 2)
+  t.match(extra!.stderr, /^error: unexpected argument again\n/)
+  t.notOk((await keyNames()).includes('my-game'))
+})
+
+t.test('sandbox --port notanumber exits 2, through presence-link and run directly', async (t) => {
+  const [viaCli, direct] = await Promise.all([run(['sandbox', '--port', 'notanumber']), run(['--port', 'notanumber'], 'dist/src/sandbox.js')])
+  for (const out of [viaCli!, direct!]) {
+    t.equal(out.code, 2)
+    t.equal(out.stdout, '', 'nothing started')
+    t.match(out.stderr, /^error: --port needs a whole number from 0 to 65535, not "notanumber"\nusage: presence-link sandbox \[--port N\] \[--shards N\]/)
+  }
+})
+
+t.test('--help of every command exits 0 and prints its usage; presence-link --help lists the commands', async (t) => {
+  const groups = COMMANDS.filter((c) => c.kind === 'group')
+  const lines = [['--help'], ...COMMANDS.map((c) => [c.name, '--help']), ...groups.flatMap((g) => g.commands.map((s) => [g.name, s.name, '-h']))]
+  const results = await runAll(lines)
+  for (const [i, out] of results.entries()) {
+    const line = lines[i]!
+    t.equal(out.code, 0, line.join(' '))
+    t.equal(out.stderr, '', line.join(' '))
+    if (line.length === 1) {
+      for (const c of COMMANDS) t.match(out.stdout, new RegExp(`^  ${c.name}\\b`, 'm'), `--help lists ${c.name}`)
+    } else {
+      t.match(out.stdout, new RegExp(`^usage: presence-link ${line.slice(0, -1).join(' ')}\\b`), line.join(' '))
+    }
+  }
+})
+
+t.test('--version prints the version in the package.json beside dist/', async (t) => {
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  t.same(await run(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' })
+})
+
+t.test('the happy paths still work: a key is created and listed; a refused name exits 64 with the usage', async (t) => {
+  const [created, refused] = await runAll([
+    ['keys', 'create', '--name', 'my-game'],
+    ['keys', 'create', '--name', 'bad name'],
+  ])
+  t.equal(created!.code, 0, created!.stderr)
+  const lines = created!.stdout.trimEnd().split('\n')
+  t.match(lines[0], /^created API key my-game \(id \S+\); it is shown only once:$/)
+  t.match(lines.at(-1), /^pl_[a-z0-9]{12}_[a-z0-9]{32}$/)
+  t.ok((await keyNames()).includes('my-game'))
+  t.equal(refused!.code, 64)
+  t.equal(
+    refused!.stderr,
+    'error: keys create needs --name of 1-64 letters, digits, _ . -\nusage: presence-link keys create --name NAME\nrun `presence-link keys create --help` for details\n',
+  )
+  t.notOk((await keyNames()).includes('bad name'))
+  const listed = await run(['keys', 'list'])
+  t.equal(listed.code, 0)
+  t.match(listed.stdout, /^my-game\t\S+\tcreated \S+\tactive$/m)
+})
+
+t.test('a process command hands over to its entry with its arguments', async (t) => {
+  const child = start(['sandbox', '--port', '38091', '--shards', '2'])
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  const ready = await new Promise<{ msg: string; shards: number; url: string }>((resolve, reject) => {
+    let buffered = ''
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)))
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString()
+      const line = buffered.split('\n').find((l) => l.includes('"sandbox ready"'))
+      if (line !== undefined) resolve(JSON.parse(line))
+    })
+  })
+  t.match(ready, { msg: 'sandbox ready', shards: 2, url: 'http://127.0.0.1:38091' })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  t.equal(await exited, 0)
+})
