@@ -14,22 +14,22 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { Redis } from 'ioredis'
 import { sql, type Kysely } from 'kysely'
-import { createApiKey } from '../src/auth/api-key-store.js'
-import { createCodeService, type CodeService } from '../src/codes/code-service.js'
+import type { CodeService } from '../src/codes/code-service.js'
 import { parseConfig, type Config } from '../src/config.js'
-import type { Database } from '../src/db/schema.js'
+import type { Database } from '../src/mysql/schema.js'
 import { createLogger } from '../src/lib/logger.js'
-import { renderActivityGroups, type ActivityInput } from '../src/presence/activity.js'
+import { renderActivityGroups, type ActivityInput } from '../src/core/activity.js'
 import { QueueName } from '../src/queue/names.js'
 import { createQueue } from '../src/queue/queues.js'
 import { createProcessContext, type ProcessContext } from '../src/runtime/process-context.js'
+import { buildApiKeyService, buildCodeService } from '../src/runtime/services.js'
 import { openDatabase, openRedis } from '../src/runtime/storage.js'
-import { createCodeCache } from '../src/store/code-cache.js'
-import type { PresenceEntry } from '../src/store/presence-entry.js'
-import { createPresenceStore, type PresenceStore } from '../src/store/presence-store.js'
+import { createCodeCache } from '../src/redis/code-cache.js'
+import type { PresenceEntry } from '../src/core/presence-entry.js'
+import { createPresenceStore, type PresenceStore } from '../src/redis/presence-store.js'
 import { measureGatewayMemory, measurePresencePropagation, type GatewayMemoryResult, type PropagationResult } from './gateway-bench.js'
 import { bytes, fixed, int, median, percentile, table } from './stats.js'
-import { dropScratch, freePort } from '../src/lib/scratch.js'
+import { dropScratch, freePort } from '../test/helpers/scratch.js'
 import { waitFor } from './wait-for.js'
 
 /** Every knob of the run; written into the report. */
@@ -703,9 +703,9 @@ async function main(): Promise<void> {
   try {
     db = await openDatabase(ctx, 8)
     redis = await openRedis(ctx, 'request', 'bench')
-    const codes = createCodeService({ db, cache: createCodeCache(redis, ctx.keys) })
+    const codes = buildCodeService(db, createCodeCache(redis, ctx.keys))
     const presence = createPresenceStore(redis, ctx.keys)
-    const key = await createApiKey(db, redis, ctx.keys, 'bench')
+    const key = await buildApiKeyService(db, redis, ctx.keys).create('bench')
     if (!key.ok) throw new Error('could not create the bench API key')
 
     startService('worker', ['worker'], serviceEnv)

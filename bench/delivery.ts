@@ -17,18 +17,18 @@ import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
-import { createApiKey } from '../src/auth/api-key-store.js'
 import { parseConfig } from '../src/config.js'
-import { parseDestinationTarget } from '../src/delivery/destination.js'
-import { setDestination, unsetDestination } from '../src/delivery/destination-repository.js'
-import { replayEntries } from '../src/delivery/entry-repository.js'
+import { parseDestinationTarget } from '../src/core/destination.js'
+import { setDestination, unsetDestination } from '../src/mysql/destination-rows.js'
+import { replayEntries } from '../src/mysql/log-entry-rows.js'
 import { createLogger } from '../src/lib/logger.js'
 import { createProcessContext } from '../src/runtime/process-context.js'
+import { buildApiKeyService } from '../src/runtime/services.js'
 import { openDatabase, openRedis } from '../src/runtime/storage.js'
 import { createSandbox } from '../src/sandbox/create-sandbox.js'
 import { DefaultIds } from '../src/sandbox/world.js'
 import { fixed, int, median, percentile, table } from './stats.js'
-import { dropScratch, freePort } from '../src/lib/scratch.js'
+import { dropScratch, freePort } from '../test/helpers/scratch.js'
 import { waitFor as pollUntil } from './wait-for.js'
 
 const waitFor = (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => pollUntil(what, check, timeoutMs, 50)
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const db = await openDatabase(ctx, 4)
   const redis = await openRedis(ctx, 'request', 'bench')
   try {
-    const key = await createApiKey(db, redis, ctx.keys, 'bench')
+    const key = await buildApiKeyService(db, redis, ctx.keys).create('bench')
     if (!key.ok) throw new Error('no API key')
     const bearer = `Bearer ${key.key}`
     start(['worker', 'log', 'delivery'], env)

@@ -10,16 +10,16 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { createCodeService } from '../src/codes/code-service.js'
-import { CODE_ALPHABET } from '../src/domain/codes.js'
-import { createDatabase, ensureDatabase } from '../src/db/database.js'
-import { migrateToLatest } from '../src/db/migrate.js'
-import { createRedis, waitReady } from '../src/lib/redis.js'
+import { CODE_ALPHABET } from '../src/core/codes.js'
+import { createDatabase, ensureDatabase } from '../src/mysql/connection.js'
+import { migrateToLatest } from '../src/mysql/migrate.js'
+import { createRedis, waitReady } from '../src/redis/connection.js'
+import { buildCodeService } from '../src/runtime/services.js'
 import { createSandbox, type Sandbox } from '../src/sandbox/create-sandbox.js'
-import { createCodeCache } from '../src/store/code-cache.js'
-import { createRedisKeys } from '../src/store/redis-keys.js'
+import { createCodeCache } from '../src/redis/code-cache.js'
+import { createRedisKeys } from '../src/redis/keys.js'
 import { median, percentile } from './stats.js'
-import { dropScratch, freePort } from '../src/lib/scratch.js'
+import { dropScratch, freePort } from '../test/helpers/scratch.js'
 
 /** Propagation result, in milliseconds. */
 export interface PropagationResult {
@@ -161,7 +161,7 @@ export async function measurePresencePropagation(redisUrl: string, updates = 100
     const db = createDatabase(world.databaseUrl, 2)
     const redis = createRedis(redisUrl, 'request', 'bench')
     await waitReady(redis)
-    const codes = createCodeService({ db, cache: createCodeCache(redis, createRedisKeys(world.name)) })
+    const codes = buildCodeService(db, createCodeCache(redis, createRedisKeys(world.name)))
     const user = '900000000000000001'
     await control(world.sandbox, 'members', { id: user, username: 'bench' })
     const { code } = await codes.issue(user)

@@ -1,70 +1,69 @@
-/** API keys in MySQL (the record) and Redis (what the front checks), kept in step. */
+/**
+ * API keys: created, listed and revoked in MySQL (the record, mysql/api-key-rows.ts) and kept in step in the front's
+ * Redis copy (redis/api-key-copy.ts), which is what a bearer check reads.
+ */
 import { randomBytes } from 'node:crypto'
-import type { Redis } from 'ioredis'
-import type { Kysely } from 'kysely'
-import { hasErrno, MysqlErrno } from '../db/database.js'
-import type { Database } from '../db/schema.js'
-import type { RedisKeys } from '../store/redis-keys.js'
+import type { ApiKeyInfo, ApiKeyRows } from '../mysql/api-key-rows.js'
+import type { ApiKeyCopy } from '../redis/api-key-copy.js'
 import { bearerToken, digestsEqual, hashSecret, makeApiKey, parseApiKey } from './api-key.js'
 
-/** A key as listed (never its secret). */
-export interface ApiKeyInfo {
-  id: string
-  name: string
-  createdAt: Date
-  revokedAt: Date | null
-}
+export type { ApiKeyInfo }
 
 /** Result of creating a key. */
 export type CreateKeyResult = { ok: true; key: string; id: string } | { ok: false; reason: 'name_taken' }
 
-/** Creates a key named `name`; the full key is returned once and never stored. */
-export async function createApiKey(db: Kysely<Database>, redis: Redis, keys: RedisKeys, name: string): Promise<CreateKeyResult> {
-  const made = makeApiKey(randomBytes(128))
-  try {
-    await db.insertInto('api_keys').values({ id: made.id, name, secret_hash: made.hash }).execute()
-  } catch (err) {
-    if (hasErrno(err, MysqlErrno.DuplicateEntry)) return { ok: false, reason: 'name_taken' }
-    throw err
+/** The key operations of the CLI and the worker start. */
+export interface ApiKeyService {
+  /** Creates a key named `name`; the full key is returned once and never stored. */
+  create(name: string): Promise<CreateKeyResult>
+  /** Every key, newest first. */
+  list(): Promise<ApiKeyInfo[]>
+  /** Revokes the active key named `name`; false when there is none. */
+  revoke(name: string): Promise<boolean>
+  /** Rewrites the Redis copy from MySQL (at start), so a lost Redis never locks game servers out; how many keys. */
+  sync(): Promise<number>
+}
+
+/** Creates the service over the key rows and the Redis copy. */
+export function createApiKeyService(deps: {
+  rows: ApiKeyRows
+  copy: ApiKeyCopy
+  random?: (size: number) => Uint8Array
+  now?: () => Date
+}): ApiKeyService {
+  const random = deps.random ?? ((n: number) => randomBytes(n))
+  const now = deps.now ?? (() => new Date())
+  const { rows, copy } = deps
+  return {
+    async create(name) {
+      const made = makeApiKey(random(128))
+      if ((await rows.insert({ id: made.id, name, secretHash: made.hash })) === 'name_taken') return { ok: false, reason: 'name_taken' }
+      await copy.put({ id: made.id, name, secretHash: made.hash })
+      return { ok: true, key: made.full, id: made.id }
+    },
+    list: () => rows.list(),
+    async revoke(name) {
+      const id = await rows.revokeByName(name, now())
+      if (id === null) return false
+      await copy.remove(id)
+      return true
+    },
+    async sync() {
+      const active = await rows.listActive()
+      await copy.replace(active)
+      return active.length
+    },
   }
-  await redis.hset(keys.apiKeys, made.id, `${made.hash}|${name}`)
-  return { ok: true, key: made.full, id: made.id }
-}
-
-/** Every key, newest first. */
-export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyInfo[]> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'name', 'created_at', 'revoked_at']).orderBy('created_at', 'desc').execute()
-  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at }))
-}
-
-/** Revokes the active key named `name`; false when there is none. */
-export async function revokeApiKey(db: Kysely<Database>, redis: Redis, keys: RedisKeys, name: string): Promise<boolean> {
-  const row = await db.selectFrom('api_keys').select('id').where('name', '=', name).where('revoked_at', 'is', null).executeTakeFirst()
-  if (row === undefined) return false
-  await db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', row.id).execute()
-  await redis.hdel(keys.apiKeys, row.id)
-  return true
-}
-
-/** Rewrites the Redis copy from MySQL (at worker start), so a lost Redis never locks game servers out. */
-export async function syncApiKeys(db: Kysely<Database>, redis: Redis, keys: RedisKeys): Promise<number> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'name', 'secret_hash']).where('revoked_at', 'is', null).execute()
-  const tmp = `${keys.apiKeys}:sync:${randomBytes(6).toString('hex')}`
-  const tx = redis.multi().del(tmp)
-  if (rows.length > 0) tx.hset(tmp, ...rows.flatMap((r) => [r.id, `${r.secret_hash}|${r.name}`])).rename(tmp, keys.apiKeys)
-  else tx.del(keys.apiKeys, tmp)
-  await tx.exec()
-  return rows.length
 }
 
 /** Outcome of checking a request's Authorization header. */
 export type KeyCheck = { ok: true; name: string } | { ok: false; message: string }
 
-/** Checks bearer headers against Redis (and the optional bootstrap key from the environment). */
+/** Checks bearer headers against the Redis copy (and the optional bootstrap key from the environment). */
 export type KeyVerifier = (authorization: string | undefined) => Promise<KeyCheck>
 
 /** Creates the verifier the front uses. */
-export function createKeyVerifier(redis: Redis, keys: RedisKeys, bootstrapKey: string): KeyVerifier {
+export function createKeyVerifier(copy: Pick<ApiKeyCopy, 'get'>, bootstrapKey: string): KeyVerifier {
   const bootstrapHash = bootstrapKey === '' ? '' : hashSecret(bootstrapKey)
   const missing: KeyCheck = { ok: false, message: 'missing bearer token: send Authorization: Bearer <API_KEY>' }
   const invalid: KeyCheck = { ok: false, message: 'invalid API key' }
@@ -76,10 +75,9 @@ export function createKeyVerifier(redis: Redis, keys: RedisKeys, bootstrapKey: s
       if (bootstrapHash !== '' && digestsEqual(hashSecret(token), bootstrapHash)) return { ok: true, name: 'bootstrap' }
       return invalid
     }
-    const stored = await redis.hget(keys.apiKeys, parsed.id)
+    const stored = await copy.get(parsed.id)
     if (stored === null) return invalid
-    const sep = stored.indexOf('|')
-    if (!digestsEqual(hashSecret(parsed.secret), stored.slice(0, sep))) return invalid
-    return { ok: true, name: stored.slice(sep + 1) }
+    if (!digestsEqual(hashSecret(parsed.secret), stored.secretHash)) return invalid
+    return { ok: true, name: stored.name }
   }
 }

@@ -1,12 +1,12 @@
 /** Operator commands for delivery and safety: destinations, logs replay, watchlist. The last line is the result. */
-import { DESTINATION_VARIABLE } from '../delivery/delivery-runner.js'
-import { describeTarget, parseDestinationTarget } from '../delivery/destination.js'
-import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../delivery/destination-repository.js'
-import { countDeliveryStates, replayEntries } from '../delivery/entry-repository.js'
+import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget } from '../core/destination.js'
+import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../core/log-categories.js'
+import { MAX_WATCH_REASON, PLATFORM_USER_ID } from '../core/watchlist.js'
+import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../mysql/destination-rows.js'
+import { countDeliveryStates, replayEntries } from '../mysql/log-entry-rows.js'
+import { addToWatchlist, listWatchlist, removeFromWatchlist } from '../mysql/watchlist-rows.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase } from '../runtime/storage.js'
-import { addToWatchlist, listWatchlist, MAX_WATCH_REASON, PLATFORM_USER_ID, removeFromWatchlist } from '../safety/watchlist.js'
-import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../schemas/log-request.js'
 import { flag, operatorName, usage, type CommandOutput } from './admin-commands.js'
 
 function fail(message: string): CommandOutput {

@@ -1,3 +1,5 @@
+/** Discord activities to the text lines games show, pure: filtering, ordering, sanitizing and cutting. */
+
 /** A Discord activity as it arrives from the gateway (raw snake_case) or from discord.js (camelCase); only the fields we use. */
 export interface ActivityInput {
   type: number // 0 Playing, 1 Streaming, 2 Listening, 3 Watching, 4 Custom, 5 Competing

@@ -1,5 +1,6 @@
-import { sanitizeText } from '../presence/activity.js'
-import { isCode } from './codes-path.js'
+/** Rendering the callbacks and rpc blocks, pure: one block per requested code (the grammar is in parse-blocks.ts). */
+import { sanitizeText } from './activity.js'
+import { isCode } from './codes.js'
 
 /** What the service knows about one requested code when it renders a block. */
 export type CodeView =

@@ -2,8 +2,8 @@
  * The code record as cached in Redis (`{p}:codes` field value), pure: `state|paused|chatUserId|platformUsername`.
  * Usernames are validated to letters, digits and `_` before they are stored, so `|` cannot occur in them.
  */
-import type { CodeRecord, CodeState } from '../domain/codes.js'
-import type { CodeView } from '../text/blocks.js'
+import type { CodeRecord, CodeState } from './codes.js'
+import type { CodeView } from './blocks.js'
 
 /** The cached fields of a code. */
 export type CachedCode = Pick<CodeRecord, 'state' | 'paused' | 'chatUserId' | 'platformUsername'>

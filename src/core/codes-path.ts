@@ -1,10 +1,8 @@
-/** A user code: exactly 4 characters, each A-Z or 0-9 (uppercase only). */
-export const CODE_PATTERN = /^[A-Z0-9]{4}$/
+/** Reading the codes of a callbacks or rpc path, pure: decoding, separators, de-duplication and the per-request maximum. */
+import { CODE_FORMAT, isCode } from './codes.js'
 
-/** Whether the value is a well-formed user code. */
-export function isCode(value: string): boolean {
-  return CODE_PATTERN.test(value)
-}
+/** What a callbacks or rpc request without a usable code is told. */
+export const NO_USABLE_CODE_MESSAGE = 'no usable code in the path: codes are 4 characters A-Z or 0-9, separated by &'
 
 /** The codes asked for in a callbacks or rpc path, or why the path cannot be answered. */
 export type CodesPathResult =
@@ -30,7 +28,7 @@ function tooMany(maxCodes: number): CodesPathResult {
 }
 
 // What well-behaved game servers send: only codes and plain `&`. Such a path needs no decoding or checks per token.
-const PLAIN_PATH = /^[A-Z0-9]{4}(?:&[A-Z0-9]{4})*$/
+const PLAIN_PATH = new RegExp(`^${CODE_FORMAT}(?:&${CODE_FORMAT})*$`)
 
 /** Reads the undecoded path segment after `/callbacks/` or `/rpc/` into distinct codes in first-seen order. */
 export function parseCodesPath(raw: string, maxCodes: number): CodesPathResult {
@@ -52,11 +50,7 @@ export function parseCodesPath(raw: string, maxCodes: number): CodesPathResult {
     if (seen.size > maxCodes) return tooMany(maxCodes)
   }
   if (seen.size === 0) {
-    return {
-      ok: false,
-      reason: 'no_usable_code',
-      message: 'no usable code in the path: codes are 4 characters A-Z or 0-9, separated by &',
-    }
+    return { ok: false, reason: 'no_usable_code', message: NO_USABLE_CODE_MESSAGE }
   }
   return { ok: true, codes: [...seen], skipped }
 }

@@ -7,6 +7,15 @@
 /** Characters a code is made of. */
 export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
+/** The code format as regex source (no anchors), for patterns that embed a code: exactly 4 characters A-Z or 0-9. */
+export const CODE_FORMAT = '[A-Z0-9]{4}'
+
+/** A whole value that is a code (uppercase only). */
+export const CODE_PATTERN = new RegExp(`^${CODE_FORMAT}$`)
+
+/** How the code format is described to people, in API errors and chat replies. */
+export const CODE_FORMAT_TEXT = '4 characters, each A-Z or 0-9'
+
 /** Lifecycle state of a stored code; "bound" is not a state but `platformUserId !== null`. */
 export type CodeState = 'active' | 'banned' | 'invalidated' | 'revoked'
 
@@ -35,9 +44,9 @@ export type BindDecision =
   | { status: 'invalidated'; next: CodeRecord; changed: boolean; conflict: { boundTo: BindAttempt; attempted: BindAttempt } | null }
   | { status: 'not_found' | 'banned'; next: null; changed: false }
 
-/** True when `value` is exactly four characters A-Z or 0-9. */
-export function isCodeFormat(value: unknown): value is string {
-  return typeof value === 'string' && /^[A-Z0-9]{4}$/.test(value)
+/** True when `value` is a well-formed code: exactly four characters A-Z or 0-9. */
+export function isCode(value: unknown): value is string {
+  return typeof value === 'string' && CODE_PATTERN.test(value)
 }
 
 /**

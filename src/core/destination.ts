@@ -4,6 +4,15 @@
  * and from the origin of DISCORD_API (a configured proxy or fake); the REST base is taken from the URL itself.
  */
 
+import type { LogCategoryName } from './log-categories.js'
+
+/** The environment variable that seeds each category's destination. */
+export const DESTINATION_VARIABLE: Readonly<Record<LogCategoryName, string>> = Object.freeze({
+  server: 'LOG_DESTINATION_SERVER',
+  ingame: 'LOG_DESTINATION_INGAME',
+  moderation: 'LOG_DESTINATION_MODERATION',
+})
+
 /** Where a category's entries go. */
 export type DestinationTarget =
   | { kind: 'channel'; channelId: string }

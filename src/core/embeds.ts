@@ -3,7 +3,7 @@
  * every field of the entry; texts are cut at Discord's limits with an ellipsis, on grapheme boundaries so an emoji
  * is never split. Lengths are counted in code points, as Discord counts them.
  */
-import type { LogCategoryName } from '../schemas/log-request.js'
+import type { LogCategoryName } from './log-categories.js'
 
 /** Discord's embed limits (platform notes). */
 export const EmbedLimit = {

@@ -29,6 +29,7 @@
  * Activity groups come back as their lines without the trailing "," or ";", for example
  *   ["Listening to Spotify", "Blinding Lights", "The Weeknd"]  or  ["Playing", "Minecraft"].
  */
+import { CODE_FORMAT } from './codes.js'
 
 /** One activity of a block: its line texts without their trailing `,` or `;`. */
 export type ActivityGroup = { lines: string[] }
@@ -44,7 +45,7 @@ export type RpcBlock = { code: string; activities: ActivityGroup[] }
 /** Every block of a response, or the first deviation from the grammar with its 1-based line number. */
 export type ParseResult<T> = { ok: true; blocks: T[] } | { ok: false; line: number; error: string }
 
-const HEADER = /^\{([A-Z0-9]{4})([;:])$/
+const HEADER = new RegExp(`^\\{(${CODE_FORMAT})([;:])$`)
 const UNSAFE_CHAR = /[{};"\u0000-\u001F\u007F-\u009F\u2028\u2029]/
 const MESSAGE_LINE = /^"([^"]*)";$/
 const NO_ACTIVITY_LINE = 'No activity detected;'

@@ -1,5 +1,5 @@
 /** Turns a raw gateway presence into what the presence hash stores (pure). */
-import type { PresenceEntry } from '../store/presence-entry.js'
+import type { PresenceEntry } from './presence-entry.js'
 import { renderActivityGroups, type ActivityInput } from './activity.js'
 
 /** A presence as it arrives in PRESENCE_UPDATE, GUILD_CREATE or GUILD_MEMBERS_CHUNK. */

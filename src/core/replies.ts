@@ -1,5 +1,5 @@
 /** The bot's reply texts, pure: they depend only on the code record they describe. */
-import type { CodeRecord } from '../domain/codes.js'
+import type { CodeRecord } from './codes.js'
 
 /** What `/code` says about the user's code. */
 export function codeReply(record: CodeRecord, created: boolean, gamePlatformName: string): string {

@@ -1,9 +1,8 @@
-/** Reads and writes `codes` rows; callers own the transaction. */
-import type { Kysely, Selectable, Transaction } from 'kysely'
-import type { CodeRecord } from '../domain/codes.js'
-import type { CodesTable, Database } from './schema.js'
-
-type Db = Kysely<Database> | Transaction<Database>
+/** Every query on `codes`, and the one row shape of a stored code. Callers that need a transaction pass it as `db`. */
+import type { Kysely, Selectable } from 'kysely'
+import type { CodeRecord } from '../core/codes.js'
+import { hasErrno, MysqlErrno } from './connection.js'
+import type { CodesTable, Database, Db } from './schema.js'
 
 /** A stored code with its timestamps. */
 export interface StoredCode extends CodeRecord {
@@ -72,12 +71,21 @@ export async function* listLiveCodes(db: Db, pageSize = 5000): AsyncGenerator<St
   }
 }
 
-/** Inserts a new active, unbound code. Throws the driver's duplicate-key error on a collision. */
-export async function insertCode(db: Db, code: string, chatUserId: string, now: Date): Promise<void> {
-  await db
-    .insertInto('codes')
-    .values({ code, chat_user_id: chatUserId, state: 'active', paused: false, created_at: now, updated_at: now })
-    .execute()
+/**
+ * Inserts a new active, unbound code. `duplicate` when the code exists or the user already holds a live code
+ * (the unique key on the live holder); the caller tells the two apart.
+ */
+export async function insertCode(db: Db, code: string, chatUserId: string, now: Date): Promise<'inserted' | 'duplicate'> {
+  try {
+    await db
+      .insertInto('codes')
+      .values({ code, chat_user_id: chatUserId, state: 'active', paused: false, created_at: now, updated_at: now })
+      .execute()
+    return 'inserted'
+  } catch (err) {
+    if (hasErrno(err, MysqlErrno.DuplicateEntry)) return 'duplicate'
+    throw err
+  }
 }
 
 /** Writes a record's mutable fields; `bound` sets bound_at. */
@@ -95,4 +103,41 @@ export async function updateCode(db: Db, record: CodeRecord, now: Date, bound = 
     })
     .where('code', '=', record.code)
     .execute()
+}
+
+/** The banned codes linked to a platform user id, in code order. */
+export async function findBannedCodesOfPlatformUser(db: Db, platformUserId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('codes')
+    .select('code')
+    .where('platform_user_id', '=', platformUserId)
+    .where('state', '=', 'banned')
+    .orderBy('code')
+    .execute()
+  return rows.map((r) => r.code)
+}
+
+/** The reads and single-row writes on `codes` (transitions that also write the log are in code-transactions.ts). */
+export interface CodeRows {
+  /** One code. */
+  find(code: string): Promise<StoredCode | undefined>
+  /** The user's live code. */
+  findLiveOfUser(chatUserId: string): Promise<StoredCode | undefined>
+  /** Every live code, in pages. */
+  listLive(): AsyncIterable<StoredCode[]>
+  /** Inserts a new active, unbound code. */
+  insert(code: string, chatUserId: string, now: Date): Promise<'inserted' | 'duplicate'>
+  /** The banned codes linked to a platform user id. */
+  bannedCodesOfPlatformUser(platformUserId: string): Promise<string[]>
+}
+
+/** Creates the rows over a database. */
+export function createCodeRows(db: Kysely<Database>): CodeRows {
+  return {
+    find: (code) => findCode(db, code),
+    findLiveOfUser: (chatUserId) => findLiveCodeOfUser(db, chatUserId),
+    listLive: () => listLiveCodes(db),
+    insert: (code, chatUserId, now) => insertCode(db, code, chatUserId, now),
+    bannedCodesOfPlatformUser: (platformUserId) => findBannedCodesOfPlatformUser(db, platformUserId),
+  }
 }

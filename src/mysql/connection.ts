@@ -1,5 +1,8 @@
-/** Builds the Kysely instance over a mysql2 pool, creating the database when it does not exist yet. */
-import { Kysely, MysqlDialect } from 'kysely'
+/**
+ * The MySQL/MariaDB connection: the Kysely instance over a mysql2 pool, creating the database when it does not exist
+ * yet, a reachability check, and the error numbers the rows files match on.
+ */
+import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createConnection, createPool } from 'mysql2'
 import type { Database } from './schema.js'
 
@@ -67,4 +70,14 @@ export const MysqlErrno = {
 /** True when `err` is a MySQL error with that errno. */
 export function hasErrno(err: unknown, errno: number): boolean {
   return typeof err === 'object' && err !== null && (err as { errno?: unknown }).errno === errno
+}
+
+/** True when MySQL answers a trivial query (the front's /readyz). */
+export async function mysqlReachable(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`SELECT 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
 }

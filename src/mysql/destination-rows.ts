@@ -1,12 +1,12 @@
 /**
- * The destination of each category in MySQL (`log_destinations`), with its disabled state. LOG_DESTINATION_*
+ * Every query on `log_destinations`: the destination of each category, with its disabled state. LOG_DESTINATION_*
  * seed it when a delivery consumer starts (the environment wins over what `destinations set` stored); a
  * destination is disabled after a 401/403/404 and enabled again by `destinations retry` or a new target.
  */
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/schema.js'
-import type { LogCategoryName } from '../schemas/log-request.js'
-import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from './destination.js'
+import type { Kysely, Selectable } from 'kysely'
+import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from '../core/destination.js'
+import type { LogCategoryName } from '../core/log-categories.js'
+import type { Database, LogDestinationsTable } from './schema.js'
 
 /** A stored destination. */
 export interface StoredDestination {
@@ -20,17 +20,7 @@ export interface StoredDestination {
   updatedAt: Date
 }
 
-type Row = {
-  category: LogCategoryName
-  kind: 'channel' | 'webhook'
-  target: string
-  set_by: string
-  disabled_at: Date | null
-  disabled_reason: string | null
-  updated_at: Date
-}
-
-function toStored(row: Row, discordApi: string): StoredDestination {
+function toStored(row: Selectable<LogDestinationsTable>, discordApi: string): StoredDestination {
   return {
     category: row.category,
     target: parseDestinationTarget(row.target, discordApi),
@@ -113,4 +103,32 @@ export async function enableDestination(db: Kysely<Database>, category: LogCateg
     .where('disabled_at', 'is not', null)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
+}
+
+/** The destinations' reads and writes; stored targets are re-read with the DISCORD_API given at creation. */
+export interface DestinationRows {
+  /** One category's destination, if set. */
+  get(category: LogCategoryName): Promise<StoredDestination | undefined>
+  /** Every set destination. */
+  list(): Promise<StoredDestination[]>
+  /** Sets a category's destination; whether anything changed. */
+  set(category: LogCategoryName, target: DestinationTarget, setBy: string, opts: { enable: boolean }): Promise<boolean>
+  /** Removes a category's destination. */
+  unset(category: LogCategoryName): Promise<boolean>
+  /** Disables a destination Discord refused, if it still points at `expectedTarget`. */
+  disable(category: LogCategoryName, expectedTarget: string, reason: string): Promise<boolean>
+  /** Enables a disabled destination again. */
+  enable(category: LogCategoryName): Promise<boolean>
+}
+
+/** Creates the rows over a database; `discordApi` (DISCORD_API, may be '') is trusted when re-reading targets. */
+export function createDestinationRows(db: Kysely<Database>, discordApi = ''): DestinationRows {
+  return {
+    get: (category) => getDestination(db, category, discordApi),
+    list: () => listDestinations(db, discordApi),
+    set: (category, target, setBy, opts) => setDestination(db, category, target, setBy, opts),
+    unset: (category) => unsetDestination(db, category),
+    disable: (category, expectedTarget, reason) => disableDestination(db, category, expectedTarget, reason),
+    enable: (category) => enableDestination(db, category),
+  }
 }

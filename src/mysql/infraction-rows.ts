@@ -1,6 +1,9 @@
-/** Reading infractions (written by the log worker from moderation entries naming a live code): pages and counts. */
-import type { Kysely, SelectQueryBuilder } from 'kysely'
-import type { Database } from '../db/schema.js'
+/**
+ * Every query on `infractions` (moderation entries that named a live code, attached to its chat user): the insert
+ * made with the log entry, and the pages and counts the info endpoint, the safety check and staff commands read.
+ */
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { Database, Db } from './schema.js'
 
 /** One infraction. */
 export interface Infraction {
@@ -15,6 +18,9 @@ export interface Infraction {
   issuedBy: string | null
   createdAt: Date
 }
+
+/** An infraction to store: its log entry and what it says (the id and time are the database's). */
+export type NewInfraction = Omit<Infraction, 'id' | 'createdAt'>
 
 /** Which infractions: every given field must match (none given: all of them). */
 export interface InfractionFilter {
@@ -32,6 +38,16 @@ export interface InfractionPage {
 /** Largest page. */
 export const MAX_INFRACTION_PAGE = 100
 
+/** Attaches an entry to a chat user as an infraction (idempotent per entry). */
+export async function insertInfraction(db: Db, i: NewInfraction): Promise<void> {
+  await sql`
+    INSERT IGNORE INTO infractions
+      (log_entry_id, code, chat_user_id, platform_user_id, platform_username, event_type, description, issued_by)
+    VALUES
+      (${i.logEntryId}, ${i.code}, ${i.chatUserId}, ${i.platformUserId}, ${i.platformUsername}, ${i.eventType}, ${i.description}, ${i.issuedBy})
+  `.execute(db)
+}
+
 function filtered<O>(q: SelectQueryBuilder<Database, 'infractions', O>, f: InfractionFilter): SelectQueryBuilder<Database, 'infractions', O> {
   let out = q
   if (f.code !== undefined) out = out.where('code', '=', f.code)
@@ -41,7 +57,7 @@ function filtered<O>(q: SelectQueryBuilder<Database, 'infractions', O>, f: Infra
 }
 
 /** Lists infractions newest first, `limit` (1-100) per page, older than the infraction id `before` when given. */
-export async function listInfractions(db: Kysely<Database>, opts: InfractionFilter & { limit: number; before?: string }): Promise<InfractionPage> {
+export async function listInfractions(db: Db, opts: InfractionFilter & { limit: number; before?: string }): Promise<InfractionPage> {
   const limit = Math.max(1, Math.min(MAX_INFRACTION_PAGE, Math.floor(opts.limit)))
   let q = filtered(db.selectFrom('infractions').selectAll(), opts)
   if (opts.before !== undefined) q = q.where('id', '<', opts.before)
@@ -64,13 +80,13 @@ export async function listInfractions(db: Kysely<Database>, opts: InfractionFilt
 }
 
 /** Counts the infractions matching every given field. */
-export async function countInfractions(db: Kysely<Database>, filter: InfractionFilter): Promise<number> {
+export async function countInfractions(db: Db, filter: InfractionFilter): Promise<number> {
   const row = await filtered(db.selectFrom('infractions').select((eb) => eb.fn.countAll<string>().as('n')), filter).executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
 /** Counts the infractions of a person known by a chat user id, a platform user id, or both (either matches). */
-export async function countInfractionsOfPerson(db: Kysely<Database>, who: { chatUserId?: string | null; platformUserId?: string | null }): Promise<number> {
+export async function countInfractionsOfPerson(db: Db, who: { chatUserId?: string | null; platformUserId?: string | null }): Promise<number> {
   const chat = who.chatUserId ?? null
   const platform = who.platformUserId ?? null
   if (chat === null && platform === null) return 0
@@ -85,4 +101,23 @@ export async function countInfractionsOfPerson(db: Kysely<Database>, who: { chat
     })
     .executeTakeFirstOrThrow()
   return Number(row.n)
+}
+
+/** The reads on `infractions` (the insert happens inside the log entry's transaction, transactions.ts). */
+export interface InfractionRows {
+  /** A page of infractions, newest first. */
+  list(opts: InfractionFilter & { limit: number; before?: string }): Promise<InfractionPage>
+  /** Counts the infractions matching every given field. */
+  count(filter: InfractionFilter): Promise<number>
+  /** Counts the infractions of a person known by either id. */
+  countOfPerson(who: { chatUserId?: string | null; platformUserId?: string | null }): Promise<number>
+}
+
+/** Creates the rows over a database. */
+export function createInfractionRows(db: Kysely<Database>): InfractionRows {
+  return {
+    list: (opts) => listInfractions(db, opts),
+    count: (filter) => countInfractions(db, filter),
+    countOfPerson: (who) => countInfractionsOfPerson(db, who),
+  }
 }

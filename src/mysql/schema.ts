@@ -1,5 +1,7 @@
-/** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL). */
-import type { ColumnType, Generated } from 'kysely'
+/** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL): each row shape, once. */
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+import type { CodeState } from '../core/codes.js'
+import type { LogCategoryName } from '../core/log-categories.js'
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>
 
@@ -7,7 +9,7 @@ type CreatedAt = ColumnType<Date, Date | undefined, never>
 export interface CodesTable {
   code: string
   chat_user_id: string
-  state: 'active' | 'banned' | 'invalidated' | 'revoked'
+  state: CodeState
   paused: ColumnType<boolean, boolean | undefined, boolean>
   platform_user_id: string | null
   platform_username: string | null
@@ -29,7 +31,7 @@ export interface ApiKeysTable {
 export interface LogEntriesTable {
   id: Generated<string>
   dedupe_key: string
-  category: 'server' | 'ingame' | 'moderation'
+  category: LogCategoryName
   event_type: string
   description: string
   platform_username: string | null
@@ -53,7 +55,7 @@ export type DeliveryState = 'pending' | 'sent' | 'failed' | 'none'
 
 /** `log_destinations`: where each category's entries are posted (a channel id or a webhook URL). */
 export interface LogDestinationsTable {
-  category: 'server' | 'ingame' | 'moderation'
+  category: LogCategoryName
   kind: 'channel' | 'webhook'
   target: string
   set_by: string
@@ -101,3 +103,6 @@ export interface Database {
   log_destinations: LogDestinationsTable
   watchlist: WatchlistTable
 }
+
+/** A Kysely instance or an open transaction on it: what the rows functions run their queries on. */
+export type Db = Kysely<Database> | Transaction<Database>

@@ -1,9 +1,10 @@
 /** Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { CodeRecord } from '../domain/codes.js'
-import { encodeCachedCode } from './code-record.js'
-import type { RedisKeys } from './redis-keys.js'
+import { encodeCachedCode } from '../core/code-record.js'
+import type { CodeRecord } from '../core/codes.js'
+import type { RedisKeys } from './keys.js'
+import { luaSource } from './lua-scripts.js'
 
 /** The cache's operations. */
 export interface CodeCache {
@@ -11,6 +12,8 @@ export interface CodeCache {
   put(record: CodeRecord): Promise<void>
   /** Replaces the whole cache with `pages` of live records, atomically per key. */
   rebuild(pages: AsyncIterable<CodeRecord[]>): Promise<number>
+  /** True while the built marker is there (false: Redis restarted empty or was flushed). */
+  isBuilt(): Promise<boolean>
   /** Rebuilds only when the built marker is missing (first start, or Redis lost its data). */
   ensureBuilt(pages: () => AsyncIterable<CodeRecord[]>): Promise<boolean>
 }
@@ -23,14 +26,7 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       if (record.state === 'revoked') {
         tx.hdel(keys.codes, record.code)
         tx.hdel(keys.presence, record.code)
-        // Only drop the holder entry if it still points at this code (a rotation may have set the new one).
-        tx.eval(
-          "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",
-          1,
-          keys.holders,
-          record.chatUserId,
-          record.code,
-        )
+        tx.eval(luaSource('drop-holder'), 1, keys.holders, record.chatUserId, record.code)
       } else {
         tx.hset(keys.codes, record.code, encodeCachedCode(record))
         tx.hset(keys.holders, record.chatUserId, record.code)
@@ -40,8 +36,8 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
     async rebuild(pages) {
       // Per-run names: two processes rebuilding at once must not write into each other's half-built copy.
       const run = randomBytes(6).toString('hex')
-      const tmpCodes = `${keys.codes}:rebuild:${run}`
-      const tmpHolders = `${keys.holders}:rebuild:${run}`
+      const tmpCodes = keys.codesRebuild(run)
+      const tmpHolders = keys.holdersRebuild(run)
       await redis.del(tmpCodes, tmpHolders)
       let count = 0
       for await (const page of pages) {
@@ -62,8 +58,11 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       await tx.exec()
       return count
     },
+    async isBuilt() {
+      return (await redis.exists(keys.codesBuilt)) === 1
+    },
     async ensureBuilt(pages) {
-      if ((await redis.exists(keys.codesBuilt)) === 1) return false
+      if (await cache.isBuilt()) return false
       await cache.rebuild(pages())
       return true
     },

@@ -1,8 +1,8 @@
 /**
  * The read path of callbacks and rpc: plain commands sent together, whatever the number of codes:
  *
- * - HMGET `{p}:codes` CODE...            the cached code records (code-record.ts)
- * - HMGET `{p}:presence` CODE...         the presences, keyed by code (presence-entry.ts)
+ * - HMGET `{p}:codes` CODE...            the cached code records (core/code-record.ts)
+ * - HMGET `{p}:presence` CODE...         the presences, keyed by code (core/presence-entry.ts)
  * - HGETALL `{p}:presence:shards`        shard id -> epoch ms until which that shard's entries count as live;
  *                                        re-read at most once per MARKS_CACHE_MS, not on every request
  *
@@ -13,10 +13,10 @@
  * hosts need only ordinary NTP-level agreement.
  */
 import type { Redis } from 'ioredis'
-import type { RedisKeys } from './redis-keys.js'
-import { decodeCachedCode, viewOf } from './code-record.js'
-import { decodePresence } from './presence-entry.js'
-import type { CodeView } from '../text/blocks.js'
+import type { CodeView } from '../core/blocks.js'
+import { decodeCachedCode, viewOf } from '../core/code-record.js'
+import { decodePresence } from '../core/presence-entry.js'
+import type { RedisKeys } from './keys.js'
 
 /** How long a front keeps the shard marks before reading them again. */
 export const MARKS_CACHE_MS = 1000

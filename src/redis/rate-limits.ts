@@ -1,8 +1,11 @@
-/** Per-IP rate limits counted in Redis, so every front process and machine shares one budget per client. */
+/**
+ * Per-IP rate limits counted in Redis (rate-limiter-flexible on ioredis), so every front process and machine shares
+ * one budget per client. The front receives only the consume function.
+ */
 import type { Redis } from 'ioredis'
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { RateLimits } from '../config.js'
-import type { RedisKeys } from '../store/redis-keys.js'
+import type { RedisKeys } from './keys.js'
 
 /** The limited routes. */
 export type LimitedRoute = keyof RateLimits
@@ -14,7 +17,7 @@ export type RateLimitOutcome = { ok: true } | { ok: false; retryAfterSeconds: nu
 export type RateLimitCheck = (route: LimitedRoute, ip: string) => Promise<RateLimitOutcome>
 
 /** Creates the checker; `limits` null means rate limiting is off (benchmarks). */
-export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLimits | null): RateLimitCheck {
+export function createRateLimits(redis: Redis, keys: RedisKeys, limits: RateLimits | null): RateLimitCheck {
   if (limits === null) return async () => ({ ok: true })
   const limiters = new Map<LimitedRoute, RateLimiterRedis>()
   for (const route of Object.keys(limits) as LimitedRoute[]) {

@@ -3,21 +3,24 @@
  * (presences, members and messages are handled from raw dispatches), the presence sync, slash commands, audit
  * events and the bound-code DM consumer.
  */
-import { Worker } from 'bullmq'
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Status } from 'discord.js'
-import { createCodeService, type CodeService } from '../codes/code-service.js'
-import { JobName, QueueName } from '../queue/names.js'
-import { createQueue } from '../queue/queues.js'
+import type { CodeService } from '../codes/code-service.js'
+import { AUDIT_EVENTS, createAuditEvents } from '../gateway/audit-events.js'
+import { createBoundNotifier } from '../gateway/bound-notifier.js'
+import { COMMAND_DEFINITIONS } from '../gateway/command-definitions.js'
+import { createCommandHandler } from '../gateway/command-handler.js'
+import { createPresenceSync, type MembersChunk, type PresenceSync } from '../gateway/presence-sync.js'
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
-import { createPresenceStore } from '../store/presence-store.js'
-import type { ProcessContext } from '../runtime/process-context.js'
-import { openDatabase, openRedis, prepareRedisCopies } from '../runtime/storage.js'
-import { AUDIT_EVENTS, createAuditEvents } from './audit-events.js'
-import { createBoundNotifier } from './bound-notifier.js'
-import { COMMAND_DEFINITIONS } from './command-definitions.js'
-import { createCommandHandler } from './command-handler.js'
-import { createWhitelistCheck, syncGuilds } from './guild-whitelist.js'
-import { createPresenceSync, type MembersChunk, type PresenceSync } from './presence-sync.js'
+import { createInfractionRows } from '../mysql/infraction-rows.js'
+import { createWatchlistRows } from '../mysql/watchlist-rows.js'
+import { JobName, QueueName } from '../queue/names.js'
+import { createNotifyConsumer } from '../queue/notify.js'
+import { createLogProducer, createQueue } from '../queue/queues.js'
+import { createMessageCache } from '../redis/message-cache.js'
+import { createPresenceStore } from '../redis/presence-store.js'
+import type { ProcessContext } from './process-context.js'
+import { buildCodeService, buildGuildWhitelist } from './services.js'
+import { openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** A started gateway. */
 export interface GatewayRuntime {
@@ -52,8 +55,9 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const db = await openDatabase(ctx, 5)
   const redis = await openRedis(ctx, 'request', 'gateway')
   const cache = await prepareRedisCopies(ctx, db, redis)
-  await syncGuilds(db, redis, keys)
-  const codes = createCodeService({ db, cache })
+  const whitelist = buildGuildWhitelist(db, redis, keys, config.guildWhitelist)
+  await whitelist.sync()
+  const codes = buildCodeService(db, cache)
   const store = createPresenceStore(redis, keys)
   const metrics = metricsFactory?.(() => store.size())
   const auditQueue = createQueue(QueueName.Audit, redis, keys.bullPrefix)
@@ -86,8 +90,6 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
 
   const sync = createPresenceSync({
     store,
-    redis,
-    keys,
     gamePlatformName: config.gamePlatformName,
     log,
     requestMembers: (shardId, payload) => client.ws.shards.get(shardId)?.send({ op: 8, d: payload }),
@@ -122,14 +124,11 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   }
 
   const audit = createAuditEvents({
-    redis,
-    keys,
-    isWhitelisted: createWhitelistCheck(redis, keys, config.guildWhitelist),
+    messages: createMessageCache(redis, keys),
+    isWhitelisted: whitelist.isWhitelisted,
     messageContent: config.messageContent,
     retentionDays: config.messageRetentionDays,
-    enqueue: async (job, jobId) => {
-      await auditQueue.add(JobName.Audit, job, { jobId })
-    },
+    enqueue: createLogProducer(auditQueue, JobName.Audit),
     log,
   })
   for (const t of ['MESSAGE_CREATE', ...AUDIT_EVENTS]) {
@@ -143,7 +142,14 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
 
   client.on(
     Events.InteractionCreate,
-    createCommandHandler({ codes, db, staffRoleId: config.staffRoleId, gamePlatformName: config.gamePlatformName, log, onHolderChanged: refresh }),
+    createCommandHandler({
+      codes,
+      infractions: createInfractionRows(db),
+      watchlist: createWatchlistRows(db),
+      staffRoleId: config.staffRoleId, gamePlatformName: config.gamePlatformName,
+      log,
+      onHolderChanged: refresh,
+    }),
   )
 
   const registerCommands = async (guildId?: string) => {
@@ -161,11 +167,11 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   client.on(Events.Error, (err) => log.error({ err: err.message }, 'discord client error'))
 
   const notifyConnection = await openRedis(ctx, 'worker', 'notify')
-  const notifier = new Worker(QueueName.Notify, createBoundNotifier(client, config.gamePlatformName), {
+  const notifier = createNotifyConsumer({
     connection: notifyConnection,
     prefix: keys.bullPrefix,
     concurrency: 4,
-    autorun: false,
+    send: createBoundNotifier(client, config.gamePlatformName),
   })
   notifier.on('failed', (job, err) => log.warn({ jobId: job?.id, err: err.message }, 'bound notice failed'))
 

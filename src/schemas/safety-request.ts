@@ -1,6 +1,6 @@
-/** The safety request body (pure): `{platform_user_id, platform_username?, code?}`; the code's format is a 400, checked apart. */
+/** The safety request body: `{platform_user_id, platform_username?, code?}`; the code's format is a 400, checked apart. */
 import * as v from 'valibot'
-import { optionalField, PlatformUserIdSchema, PlatformUsernameSchema } from '../schemas/fields.js'
+import { optionalField, PlatformUserIdSchema, PlatformUsernameSchema } from './fields.js'
 
 /** The body of POST /api/v1/safety; unknown fields are ignored. */
 export const SafetyRequestSchema = v.object(

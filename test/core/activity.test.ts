@@ -7,7 +7,7 @@ import {
   mentionsPlatform,
   renderActivityGroups,
   sanitizeText,
-} from '../../src/presence/activity.js'
+} from '../../src/core/activity.js'
 
 const PLATFORM = 'Roblox'
 const FAMILY = '👨‍👩‍👧‍👦'

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { packMessages, readyCount, type Outgoing } from '../../src/delivery/batching.js'
-import { embedSize, renderEntryEmbed, type EntryView } from '../../src/delivery/embeds.js'
+import { packMessages, readyCount, type Outgoing } from '../../src/core/batching.js'
+import { embedSize, renderEntryEmbed, type EntryView } from '../../src/core/embeds.js'
 
 const entry = (id: number, description = `entry ${id}`, firstSeenMs = 0): Outgoing => {
   const view: EntryView = {

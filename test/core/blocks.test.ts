@@ -5,7 +5,7 @@ import {
   UNLINKED_USERNAME,
   renderCallbackBlock,
   renderRpcBlock,
-} from '../../src/text/blocks.js'
+} from '../../src/core/blocks.js'
 
 const SPOTIFY = 'Listening to Spotify,\nBlinding Lights,\nThe Weeknd;\nPlaying,\nMinecraft;\n'
 

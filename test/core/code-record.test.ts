@@ -1,6 +1,6 @@
 import t from 'tap'
-import { decodeCachedCode, encodeCachedCode, viewOf } from '../../src/store/code-record.js'
-import { decodePresence, encodePresence } from '../../src/store/presence-entry.js'
+import { decodeCachedCode, encodeCachedCode, viewOf } from '../../src/core/code-record.js'
+import { decodePresence, encodePresence } from '../../src/core/presence-entry.js'
 
 t.test('cached code records round-trip and malformed values are rejected', async (t) => {
   const rec = { state: 'active' as const, paused: true, chatUserId: '123', platformUsername: 'Name_1' }

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { CODE_PATTERN, type CodesPathResult, isCode, parseCodesPath } from '../../src/text/codes-path.js'
+import { CODE_PATTERN, isCode } from '../../src/core/codes.js'
+import { type CodesPathResult, parseCodesPath } from '../../src/core/codes-path.js'
 
 const NO_USABLE: CodesPathResult = {
   ok: false,

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { applyAction, codeFromBytes, decideBind, isCodeFormat, type CodeRecord } from '../../src/domain/codes.js'
+import { applyAction, codeFromBytes, decideBind, isCode, type CodeRecord } from '../../src/core/codes.js'
 
 const unbound: CodeRecord = { code: 'AB12', state: 'active', paused: false, chatUserId: '1', platformUserId: null, platformUsername: null }
 const bound: CodeRecord = { ...unbound, platformUserId: '10', platformUsername: 'Owner' }
@@ -11,7 +11,7 @@ t.test('code format', async (t) => {
     ['AB12', true], ['ZZZZ', true], ['0000', true], ['ab12', false], ['AB1', false], ['AB123', false], ['AB 1', false],
     ['AB1\n', false], ['ÄB12', false], ['', false], [1234, false], [null, false], ['AB%26', false],
   ]
-  for (const [value, ok] of cases) t.equal(isCodeFormat(value), ok, JSON.stringify(value))
+  for (const [value, ok] of cases) t.equal(isCode(value), ok, JSON.stringify(value))
 })
 
 t.test('codes from random bytes use the whole alphabet without bias and skip bytes >= 252', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { describeTarget, parseDestinationTarget, targetText } from '../../src/delivery/destination.js'
+import { describeTarget, parseDestinationTarget, targetText } from '../../src/core/destination.js'
 
 t.test('parseDestinationTarget', async (t) => {
   const accepted: Array<[string, string, string, object]> = [

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { CATEGORY_STYLE, cutText, embedSize, EmbedLimit, messagePayload, renderEntryEmbed, textLength, type EntryView } from '../../src/delivery/embeds.js'
+import { CATEGORY_STYLE, cutText, embedSize, EmbedLimit, messagePayload, renderEntryEmbed, textLength, type EntryView } from '../../src/core/embeds.js'
 
 const base: EntryView = {
   id: '42',

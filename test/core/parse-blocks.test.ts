@@ -5,15 +5,15 @@ import {
   keepActivity,
   renderActivityGroups,
   sanitizeText,
-} from '../../src/presence/activity.js'
-import { type CodeView, renderCallbackBlock, renderRpcBlock } from '../../src/text/blocks.js'
+} from '../../src/core/activity.js'
+import { type CodeView, renderCallbackBlock, renderRpcBlock } from '../../src/core/blocks.js'
 import {
   type ActivityGroup,
   type CallbackBlock,
   type RpcBlock,
   parseCallbacks,
   parseRpc,
-} from '../../src/text/parse-blocks.js'
+} from '../../src/core/parse-blocks.js'
 
 const PLATFORM = 'Roblox'
 const SPOTIFY_AND_GAME: ActivityGroup[] = [

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { presenceEntryOf } from '../../src/presence/presence-of.js'
+import { presenceEntryOf } from '../../src/core/presence-of.js'
 
 t.test('online, idle and dnd users get an entry with rendered activities; offline and invisible get none', async (t) => {
   const activities = [{ type: 0, name: 'Minecraft' }, { type: 0, name: 'Roblox' }]

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { decideSafety, threatDetectionJob, type SafetyFacts } from '../../src/safety/verdict.js'
+import { decideSafety, type SafetyFacts } from '../../src/core/verdict.js'
+import { threatDetectionJob } from '../../src/safety/threat-detection.js'
 
 const clean: SafetyFacts = { platformUserId: '42', code: null, bannedLinkedCodes: [], infractions: 0, watch: null }
 const thresholds = { review: 1, unsafe: 3 }

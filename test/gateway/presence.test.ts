@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseCallbacks } from '../../src/text/parse-blocks.js'
+import { parseCallbacks } from '../../src/core/parse-blocks.js'
 import { eventually, getText } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 

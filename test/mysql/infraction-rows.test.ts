@@ -1,6 +1,6 @@
 import t from 'tap'
-import { insertInfraction, insertLogEntry } from '../../src/db/log-repository.js'
-import { countInfractions, countInfractionsOfPerson, listInfractions } from '../../src/safety/infraction-repository.js'
+import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
+import { countInfractions, countInfractionsOfPerson, insertInfraction, listInfractions } from '../../src/mysql/infraction-rows.js'
 import { startStack } from '../helpers/stack.js'
 
 t.test('infractions', async (t) => {

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { Migrator, sql } from 'kysely'
-import { createDatabase, ensureDatabase } from '../../src/db/database.js'
-import { MIGRATIONS } from '../../src/db/migrate.js'
-import { insertLogEntry } from '../../src/db/log-repository.js'
+import { createDatabase, ensureDatabase } from '../../src/mysql/connection.js'
+import { MIGRATIONS } from '../../src/mysql/migrate.js'
+import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
 import { dropEverything, testConfig, uniqueName } from '../helpers/stack.js'
 
 t.test('entries stored before delivery existed are never sent; entries stored after start pending', async (t) => {

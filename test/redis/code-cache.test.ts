@@ -1,6 +1,6 @@
 import t from 'tap'
-import { listLiveCodes } from '../../src/db/code-repository.js'
-import { createCodeCache } from '../../src/store/code-cache.js'
+import { listLiveCodes } from '../../src/mysql/code-rows.js'
+import { createCodeCache } from '../../src/redis/code-cache.js'
 import { getText, startStack } from '../helpers/stack.js'
 
 t.test('when Redis loses the code cache, a rebuild from MySQL serves every live code again', async (t) => {

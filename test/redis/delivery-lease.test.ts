@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createLease } from '../../src/delivery/lease.js'
+import { createDeliveryLease } from '../../src/redis/delivery-lease.js'
 import { startStack } from '../helpers/stack.js'
 
 t.test('the delivery lease', async (t) => {
@@ -7,8 +7,8 @@ t.test('the delivery lease', async (t) => {
   const key = stack.ctx.keys.deliveryLease('server')
 
   t.test('only one holder at a time; a release lets the next one in', async (t) => {
-    const a = createLease(stack.redis, key, 'a', 15_000)
-    const b = createLease(stack.redis, key, 'b', 15_000)
+    const a = createDeliveryLease(stack.redis, key, 'a', 15_000)
+    const b = createDeliveryLease(stack.redis, key, 'b', 15_000)
     t.equal(await a.acquire(), true)
     t.equal(await b.acquire(), false)
     t.equal(await a.confirm(), true)
@@ -21,7 +21,7 @@ t.test('the delivery lease', async (t) => {
   })
 
   t.test('a holder whose lease was taken over learns it at the next confirm and stops', async (t) => {
-    const a = createLease(stack.redis, key, 'a', 15_000)
+    const a = createDeliveryLease(stack.redis, key, 'a', 15_000)
     t.equal(await a.acquire(), true)
     // What happens when a stalled holder's lease expires and another process takes it.
     await stack.redis.set(key, 'c', 'PX', 15_000)
@@ -34,7 +34,7 @@ t.test('the delivery lease', async (t) => {
 
   t.test('a lease still carrying our token is taken back at once', async (t) => {
     await stack.redis.set(key, 'a', 'PX', 15_000)
-    const a = createLease(stack.redis, key, 'a', 15_000)
+    const a = createDeliveryLease(stack.redis, key, 'a', 15_000)
     t.equal(await a.acquire(), true)
     t.ok(Number(await stack.redis.pttl(key)) > 10_000)
     await a.release()
