@@ -1,3 +1,4 @@
+/** The destinations, logs and watchlist CLI commands against real MariaDB and a delivery consumer. */
 import t from 'tap'
 import { destinationsCommand, logsCommand, parseSince, watchlistCommand } from '../../src/cli/delivery-commands.js'
 import { startDeliveryConsumer } from '../../src/runtime/consumers.js'

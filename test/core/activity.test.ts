@@ -1,3 +1,4 @@
+/** Activity filtering, ordering, sanitizing and rendering (src/core/activity.ts), table-driven with hostile input. */
 import t from 'tap'
 import {
   type ActivityInput,

@@ -1,3 +1,4 @@
+/** Packing embeds into messages and choosing which go out now (src/core/batching.ts). */
 import t from 'tap'
 import { packMessages, readyCount, type Outgoing } from '../../src/core/batching.js'
 import { embedSize, renderEntryEmbed, type EntryView } from '../../src/core/embeds.js'

@@ -1,3 +1,4 @@
+/** Rendering callbacks and rpc blocks (src/core/blocks.ts). */
 import t from 'tap'
 import {
   BlockMessage,

@@ -1,3 +1,4 @@
+/** The cached code record and presence entry encodings and the block view precedence (src/core/code-record.ts, presence-entry.ts). */
 import t from 'tap'
 import { decodeCachedCode, encodeCachedCode, viewOf } from '../../src/core/code-record.js'
 import { decodePresence, encodePresence } from '../../src/core/presence-entry.js'

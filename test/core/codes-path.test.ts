@@ -1,3 +1,4 @@
+/** The code format and reading codes from a callbacks or rpc path (src/core/codes.ts, codes-path.ts). */
 import t from 'tap'
 import { CODE_PATTERN, isCode } from '../../src/core/codes.js'
 import { type CodesPathResult, parseCodesPath } from '../../src/core/codes-path.js'

@@ -1,3 +1,4 @@
+/** The code domain: format, issuance from random bytes, the bind table and the staff and user actions (src/core/codes.ts). */
 import t from 'tap'
 import { applyAction, codeFromBytes, decideBind, isCode, type CodeRecord } from '../../src/core/codes.js'
 

@@ -1,3 +1,4 @@
+/** Reading, storing and printing delivery destination targets (src/core/destination.ts). */
 import t from 'tap'
 import { describeTarget, parseDestinationTarget, targetText } from '../../src/core/destination.js'
 

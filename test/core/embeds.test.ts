@@ -1,3 +1,4 @@
+/** Log entries as Discord embeds within Discord's limits (src/core/embeds.ts). */
 import t, { type Test } from 'tap'
 import { CATEGORY_STYLE, cutText, embedSize, EmbedLimit, messagePayload, renderEntryEmbed, textLength, type EntryView } from '../../src/core/embeds.js'
 

@@ -1,3 +1,4 @@
+/** The reference parser of callbacks and rpc text, against the renderer (src/core/parse-blocks.ts, blocks.ts). */
 import t from 'tap'
 import {
   type ActivityInput,

@@ -1,3 +1,4 @@
+/** A raw gateway presence to the stored presence entry (src/core/presence-of.ts). */
 import t from 'tap'
 import { presenceEntryOf } from '../../src/core/presence-of.js'
 

@@ -1,3 +1,4 @@
+/** The safety verdict and its Threat Detection job (src/core/verdict.ts, src/safety/threat-detection.ts). */
 import t from 'tap'
 import { decideSafety, type SafetyFacts } from '../../src/core/verdict.js'
 import { threatDetectionJob } from '../../src/safety/threat-detection.js'

@@ -1,3 +1,4 @@
+/** The delivery consumer end to end against the Discord sandbox: order, batching, refusals, takeover and metrics. */
 import t from 'tap'
 import { Registry } from 'prom-client'
 import { destinationsCommand, logsCommand } from '../../src/cli/delivery-commands.js'

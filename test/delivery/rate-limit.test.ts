@@ -1,3 +1,4 @@
+/** Two delivery processes sharing one request budget against the sandbox's rate limit. */
 import t from 'tap'
 import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { DefaultIds } from '../../src/sandbox/world.js'

@@ -1,3 +1,4 @@
+/** Audit events of whitelisted guilds to server-log entries, through the real gateway and the sandbox. */
 import t from 'tap'
 import { guildsCommand } from '../../src/cli/admin-commands.js'
 import { startGateway } from '../../src/runtime/gateway-runtime.js'

@@ -1,3 +1,4 @@
+/** Presence sync through the real gateway and the sandbox: updates, resyncs, staleness and callbacks. */
 import t from 'tap'
 import { parseCallbacks } from '../../src/core/parse-blocks.js'
 import { eventually, getText } from '../helpers/stack.js'

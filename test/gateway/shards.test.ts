@@ -1,3 +1,4 @@
+/** Several shards in one gateway process against the sandbox. */
 import t from 'tap'
 import { startGateway } from '../../src/runtime/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'

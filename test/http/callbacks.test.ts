@@ -1,3 +1,4 @@
+/** GET /api/v1/callbacks and /api/v1/rpc over HTTP against the real stack. */
 import t from 'tap'
 import { renderActivityGroups, type ActivityInput } from '../../src/core/activity.js'
 import { parseCallbacks, parseRpc } from '../../src/core/parse-blocks.js'

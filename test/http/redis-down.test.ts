@@ -1,3 +1,4 @@
+/** The front's answers while Redis is unreachable. */
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'

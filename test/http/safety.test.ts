@@ -1,3 +1,4 @@
+/** POST /api/v1/safety over HTTP: verdicts, reasons and Threat Detection entries. */
 import t from 'tap'
 import { destinationsCommand, watchlistCommand } from '../../src/cli/delivery-commands.js'
 import type { Sandbox } from '../../src/sandbox/create-sandbox.js'

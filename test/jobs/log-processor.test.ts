@@ -1,3 +1,4 @@
+/** The log processor as its BullMQ workers run it: idempotent redelivery and payloads that can never succeed. */
 import t from 'tap'
 import { Job } from 'bullmq'
 import { JobName, QueueName } from '../../src/queue/names.js'

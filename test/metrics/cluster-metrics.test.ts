@@ -1,3 +1,4 @@
+/** Front metrics summed over node:cluster workers at each scrape. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'

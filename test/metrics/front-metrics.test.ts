@@ -1,3 +1,4 @@
+/** The front's and the consumers' metrics as Prometheus scrapes them. */
 import t from 'tap'
 import { createFrontObserver } from '../../src/metrics/front-metrics.js'
 import { ALL_METRICS, QUEUE_STATES, QUEUES, seriesNames } from '../../src/metrics/metric-names.js'

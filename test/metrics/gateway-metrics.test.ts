@@ -1,3 +1,4 @@
+/** The gateway's shard and presence metrics. */
 import t from 'tap'
 import { createGatewayMetrics } from '../../src/metrics/gateway-metrics.js'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'

@@ -1,3 +1,4 @@
+/** Delivery and gateway metric series and their labels. */
 import t from 'tap'
 import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics.js'
 import { createGatewayMetrics } from '../../src/metrics/gateway-metrics.js'

@@ -1,3 +1,4 @@
+/** Infraction rows: pages newest first under every filter, and counts (src/mysql/infraction-rows.ts). */
 import t from 'tap'
 import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
 import { countInfractions, countInfractionsOfPerson, insertInfraction, listInfractions } from '../../src/mysql/infraction-rows.js'

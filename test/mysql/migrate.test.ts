@@ -1,3 +1,4 @@
+/** Migrations: up, down and entries stored before delivery existed (src/mysql/migrate.ts). */
 import t from 'tap'
 import { Migrator, sql } from 'kysely'
 import { createDatabase, ensureDatabase } from '../../src/mysql/connection.js'

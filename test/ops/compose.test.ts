@@ -1,3 +1,4 @@
+/** docker-compose.yml and the Dockerfile agree with the configuration. */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

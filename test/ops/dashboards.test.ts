@@ -1,3 +1,4 @@
+/** The Grafana dashboards and Prometheus rules use only metrics the service exports. */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

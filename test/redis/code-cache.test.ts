@@ -1,3 +1,4 @@
+/** The Redis code cache: rebuild from MySQL after a loss, and removal with a revoked code (src/redis/code-cache.ts). */
 import t from 'tap'
 import { listLiveCodes } from '../../src/mysql/code-rows.js'
 import { createCodeCache } from '../../src/redis/code-cache.js'

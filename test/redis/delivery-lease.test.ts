@@ -1,3 +1,4 @@
+/** The delivery lease in Redis: one holder, takeover and taking our own lease back (src/redis/delivery-lease.ts). */
 import t from 'tap'
 import { createDeliveryLease } from '../../src/redis/delivery-lease.js'
 import { startStack } from '../helpers/stack.js'
