@@ -7,6 +7,7 @@ import type { ApiKeyInfo, ApiKeyRows } from '../mysql/api-key-rows.js'
 import type { ApiKeyCopy } from '../redis/api-key-copy.js'
 import { bearerToken, digestsEqual, hashSecret, makeApiKey, parseApiKey } from './api-key.js'
 
+/** A key as listed (never its secret). */
 export type { ApiKeyInfo }
 
 /** Result of creating a key. */
