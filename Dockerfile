@@ -10,7 +10,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
-RUN npx tsc -p tsconfig.build.json
+# npm run build also copies the Lua scripts of src/redis/scripts next to their compiled loader.
+RUN npm run build
 
 # Stage 2: production dependencies only (the uWS override applies here too, from the same lock file).
 FROM node:20-bookworm AS deps

@@ -6,11 +6,9 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { createApiKey } from '../src/auth/api-key-store.js'
-import { createCodeService } from '../src/codes/code-service.js'
 import { QueueName } from '../src/queue/names.js'
-import { createCodeCache } from '../src/store/code-cache.js'
-import { createPresenceStore } from '../src/store/presence-store.js'
+import { createCodeCache } from '../src/redis/code-cache.js'
+import { createPresenceStore } from '../src/redis/presence-store.js'
 import { closeHttp, send } from './harness/http.js'
 import { childPids } from './harness/proc-sampler.js'
 import { createBenchLog, startProcess, stopAll, stopOnSignals } from './harness/processes.js'
@@ -28,6 +26,7 @@ import { describeMachine } from './report/describe-machine.js'
 import { renderReport } from './report/render-report.js'
 import { SETTINGS } from './settings.js'
 import { bytes, fixed, int } from './stats.js'
+import { buildApiKeyService, buildCodeService } from '../src/runtime/services.js'
 
 const ROOT = new URL('../../', import.meta.url)
 const REPORT = new URL('BENCHMARKS.md', ROOT)
@@ -48,9 +47,9 @@ async function main(): Promise<void> {
   })
   log(`database pl_${scratch.name}, Redis prefix ${scratch.name}`)
   try {
-    const codes = createCodeService({ db: scratch.db, cache: createCodeCache(scratch.redis, scratch.ctx.keys) })
+    const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))
     const presence = createPresenceStore(scratch.redis, scratch.ctx.keys)
-    const key = await createApiKey(scratch.db, scratch.redis, scratch.ctx.keys, 'bench')
+    const key = await buildApiKeyService(scratch.db, scratch.redis, scratch.ctx.keys).create('bench')
     if (!key.ok) throw new Error('could not create the bench API key')
 
     startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker'], env: scratch.env })

@@ -4,7 +4,7 @@
  */
 import { cpus } from 'node:os'
 import * as v from 'valibot'
-import { parseDestinationTarget } from './delivery/destination.js'
+import { parseDestinationTarget } from './core/destination.js'
 
 const intString = (name: string, min: number, max: number) =>
   v.pipe(

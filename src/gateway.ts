@@ -1,5 +1,5 @@
 /** Entry point: the Discord gateway (presence, slash commands, audit events, bound-code DMs) for SHARD_IDS. */
-import { startGateway } from './gateway/gateway-runtime.js'
+import { startGateway } from './runtime/gateway-runtime.js'
 import { createGatewayMetrics } from './metrics/gateway-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'

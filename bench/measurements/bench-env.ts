@@ -1,6 +1,6 @@
 /** What the `npm run bench` measurements share: the scratch world, the running front and worker, and the seeding services. */
 import type { CodeService } from '../../src/codes/code-service.js'
-import type { PresenceStore } from '../../src/store/presence-store.js'
+import type { PresenceStore } from '../../src/redis/presence-store.js'
 import type { Scratch } from '../harness/scratch.js'
 
 /** The service under test, as the measurements see it. */

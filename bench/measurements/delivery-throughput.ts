@@ -13,15 +13,15 @@ import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
-import { createApiKey } from '../../src/auth/api-key-store.js'
-import { parseDestinationTarget } from '../../src/delivery/destination.js'
-import { setDestination, unsetDestination } from '../../src/delivery/destination-repository.js'
-import { replayEntries } from '../../src/delivery/entry-repository.js'
+import { parseDestinationTarget } from '../../src/core/destination.js'
+import { setDestination, unsetDestination } from '../../src/mysql/destination-rows.js'
+import { replayEntries } from '../../src/mysql/log-entry-rows.js'
 import { startProcess, type BenchProcess } from '../harness/processes.js'
 import { sleep, waitFor as pollUntil, waitForFront } from '../harness/readiness.js'
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../harness/sandbox.js'
 import { createScratch, type Scratch } from '../harness/scratch.js'
 import { fixed, int, percentile } from '../stats.js'
+import { buildApiKeyService } from '../../src/runtime/services.js'
 
 /** One delivery run: counts, seconds from the first POST, and receipt-to-delivery latency in milliseconds. */
 export interface DeliveryRun {
@@ -71,7 +71,7 @@ export async function measureDelivery(entries: number, runs: number, log: (messa
       env: { DISCORD_TOKEN: 'sandbox-token', DISCORD_API: sandbox.apiBase, LOG_DESTINATION_SERVER: hook.url },
     })
     const world = scratch
-    const key = await createApiKey(world.db, world.redis, world.ctx.keys, 'bench')
+    const key = await buildApiKeyService(world.db, world.redis, world.ctx.keys).create('bench')
     if (!key.ok) throw new Error('no API key')
     const bearer = `Bearer ${key.key}`
     children.push(startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker', 'log', 'delivery'], env: world.env, echoStderr: true }))

@@ -3,12 +3,12 @@
  * and the clock stops when `GET /api/v1/callbacks/{code}` on a real front (polled back to back) shows the new activity.
  */
 import { performance } from 'node:perf_hooks'
-import { createCodeService } from '../../src/codes/code-service.js'
-import { createCodeCache } from '../../src/store/code-cache.js'
+import { createCodeCache } from '../../src/redis/code-cache.js'
 import { startProcess, type BenchProcess } from '../harness/processes.js'
 import { waitForFront } from '../harness/readiness.js'
 import { median, percentile } from '../stats.js'
 import { createGatewayWorld, post } from './gateway-world.js'
+import { buildCodeService } from '../../src/runtime/services.js'
 
 /** Propagation result, in milliseconds. */
 export interface PropagationResult {
@@ -26,7 +26,7 @@ export async function measurePresencePropagation(updates = 1000): Promise<Propag
   const { scratch } = world
   const children: BenchProcess[] = []
   try {
-    const codes = createCodeService({ db: scratch.db, cache: createCodeCache(scratch.redis, scratch.ctx.keys) })
+    const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))
     const user = '900000000000000001'
     await post(world, 'members', { id: user, username: 'bench' })
     const { code } = await codes.issue(user)

@@ -1,13 +1,14 @@
 /** The operator commands (migrate, keys, codes, guilds): each returns its output lines; the last line is the result. */
 import { userInfo } from 'node:os'
-import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-key-store.js'
-import { createCodeService, type CodeService } from '../codes/code-service.js'
-import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.js'
-import type { StoredCode } from '../db/code-repository.js'
-import { addGuild, listGuilds, removeGuild } from '../gateway/guild-whitelist.js'
+import type { CodeService } from '../codes/code-service.js'
+import { describeRefusal, isCode, type CodeAction } from '../core/codes.js'
+import { createApiKeyRows } from '../mysql/api-key-rows.js'
+import type { StoredCode } from '../mysql/code-rows.js'
+import { createGuildWhitelistRows } from '../mysql/guild-whitelist-rows.js'
+import { createCodeCache } from '../redis/code-cache.js'
 import type { ProcessContext } from '../runtime/process-context.js'
+import { buildApiKeyService, buildCodeService, buildGuildWhitelist } from '../runtime/services.js'
 import { openDatabase, openRedis } from '../runtime/storage.js'
-import { createCodeCache } from '../store/code-cache.js'
 import { usage, type CommandOutput } from './command.js'
 import { runCommand } from './dispatch.js'
 
@@ -53,7 +54,7 @@ export function keysCommand(ctx: ProcessContext, args: readonly string[]): Promi
 /** `presence-link keys list`. */
 export async function listKeysCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const db = await openDatabase(ctx, 2)
-  const keys = await listApiKeys(db)
+  const keys = await createApiKeyRows(db).list()
   if (keys.length === 0) return { lines: ['no API keys'], exitCode: 0 }
   return {
     lines: keys.map((k) => `${k.name}\t${k.id}\tcreated ${k.createdAt.toISOString()}\t${k.revokedAt === null ? 'active' : `revoked ${k.revokedAt.toISOString()}`}`),
@@ -66,7 +67,7 @@ export async function createKeyCommand(ctx: ProcessContext, name: string | undef
   const db = await openDatabase(ctx, 2)
   const redis = await openRedis(ctx, 'request', 'cli')
   if (name === undefined || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return usage('keys create needs --name of 1-64 letters, digits, _ . -')
-  const created = await createApiKey(db, redis, ctx.keys, name)
+  const created = await buildApiKeyService(db, redis, ctx.keys).create(name)
   if (!created.ok) return fail(`an active key named ${name} exists; revoke it first or pick another name`)
   return { lines: [`created API key ${name} (id ${created.id}); it is shown only once:`, created.key], exitCode: 0 }
 }
@@ -76,14 +77,14 @@ export async function revokeKeyCommand(ctx: ProcessContext, name: string | undef
   const db = await openDatabase(ctx, 2)
   const redis = await openRedis(ctx, 'request', 'cli')
   if (name === undefined) return usage('keys revoke needs a NAME')
-  return (await revokeApiKey(db, redis, ctx.keys, name)) ? { lines: [`revoked ${name}`], exitCode: 0 } : fail(`no active key named ${name}`)
+  return (await buildApiKeyService(db, redis, ctx.keys).revoke(name)) ? { lines: [`revoked ${name}`], exitCode: 0 } : fail(`no active key named ${name}`)
 }
 
 async function codeService(ctx: ProcessContext): Promise<CodeService> {
   const db = await openDatabase(ctx, 2)
   // Write-through only: rebuilding the Redis copies is the workers' job (they watch for a lost cache).
   const redis = await openRedis(ctx, 'request', 'cli')
-  return createCodeService({ db, cache: createCodeCache(redis, ctx.keys) })
+  return buildCodeService(db, createCodeCache(redis, ctx.keys))
 }
 
 /** `presence-link codes ARGS` in this process. */
@@ -107,7 +108,7 @@ export async function userCodeCommand(ctx: ProcessContext, sub: 'issue' | 'rotat
 /** `presence-link codes show|ban|unban|pause|resume|reset|revoke CODE`. */
 export async function codeCommand(ctx: ProcessContext, sub: 'show' | CodeAction, code: string | undefined): Promise<CommandOutput> {
   const actor = { source: 'cli', name: operatorName() }
-  if (code === undefined || !isCodeFormat(code)) return usage(`codes ${sub} needs a CODE of 4 characters A-Z or 0-9`)
+  if (code === undefined || !isCode(code)) return usage(`codes ${sub} needs a CODE of 4 characters A-Z or 0-9`)
   const codes = await codeService(ctx)
   if (sub === 'show') {
     const found = await codes.show(code)
@@ -126,7 +127,7 @@ export function guildsCommand(ctx: ProcessContext, args: readonly string[]): Pro
 /** `presence-link guilds list`. */
 export async function listGuildsCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const db = await openDatabase(ctx, 2)
-  const guilds = await listGuilds(db)
+  const guilds = await createGuildWhitelistRows(db).list()
   const fromEnv = ctx.config.guildWhitelist.map((g) => `${g}\tGUILD_WHITELIST`)
   const stored = guilds.map((g) => `${g.guildId}\tadded by ${g.addedBy} at ${g.addedAt.toISOString()}`)
   const lines = [...fromEnv, ...stored]
@@ -139,10 +140,10 @@ export async function changeGuildCommand(ctx: ProcessContext, sub: 'add' | 'remo
   if (id === undefined || !SNOWFLAKE.test(id)) {
     return usage('guilds takes add ID, remove ID (a Discord guild id), or list')
   }
-  const redis = await openRedis(ctx, 'request', 'cli')
+  const whitelist = buildGuildWhitelist(db, await openRedis(ctx, 'request', 'cli'), ctx.keys, ctx.config.guildWhitelist)
   if (sub === 'add') {
-    const added = await addGuild(db, redis, ctx.keys, id, operatorName())
+    const added = await whitelist.add(id, operatorName())
     return { lines: [added ? `whitelisted ${id}` : `${id} was already whitelisted`], exitCode: 0 }
   }
-  return (await removeGuild(db, redis, ctx.keys, id)) ? { lines: [`removed ${id}`], exitCode: 0 } : fail(`${id} is not whitelisted`)
+  return (await whitelist.remove(id)) ? { lines: [`removed ${id}`], exitCode: 0 } : fail(`${id} is not whitelisted`)
 }

@@ -1,24 +1,14 @@
 /**
- * Every change to codes goes through here, whoever asks (bind worker, CLI, chat commands): the pure domain
- * decides, MySQL stores under a row lock, then the Redis cache is written through after the commit.
+ * Every change to codes goes through here, whoever asks (bind worker, CLI, chat commands): issuance from random
+ * bytes, the moderation trail of each change, and the write-through to the Redis cache after the MySQL commit. The
+ * transitions themselves run in the mysql room (mysql/transactions.ts) under the code's row lock.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { Kysely } from 'kysely'
-import {
-  applyAction,
-  codeFromBytes,
-  decideBind,
-  type ActionResult,
-  type BindAttempt,
-  type BindStatus,
-  type CodeAction,
-  type CodeRecord,
-} from '../domain/codes.js'
-import { findCode, findLiveCodeOfUser, insertCode, updateCode, type StoredCode } from '../db/code-repository.js'
-import { hasErrno, MysqlErrno } from '../db/database.js'
-import { insertLogEntry } from '../db/log-repository.js'
-import type { Database } from '../db/schema.js'
-import type { CodeCache } from '../store/code-cache.js'
+import { codeFromBytes, type ActionResult, type BindAttempt, type BindStatus, type CodeAction, type CodeRecord } from '../core/codes.js'
+import type { CodeRows, StoredCode } from '../mysql/code-rows.js'
+import type { NewLogEntry } from '../mysql/log-entry-rows.js'
+import type { Transactions } from '../mysql/transactions.js'
+import type { CodeCache } from '../redis/code-cache.js'
 
 /** Who asked for a change, for the moderation trail. */
 export interface Actor {
@@ -53,7 +43,8 @@ export interface CodeService {
 
 /** Dependencies, passed in so tests hand in the real database and cache. */
 export interface CodeServiceDeps {
-  db: Kysely<Database>
+  rows: CodeRows
+  transactions: Pick<Transactions, 'bind' | 'act' | 'revokeLiveCodeOfUser'>
   cache: CodeCache
   random?: (size: number) => Uint8Array
   now?: () => Date
@@ -65,31 +56,28 @@ const ISSUE_ATTEMPTS = 20
 export function createCodeService(deps: CodeServiceDeps): CodeService {
   const random = deps.random ?? ((n: number) => randomBytes(n))
   const now = deps.now ?? (() => new Date())
-  const { db, cache } = deps
+  const { rows, transactions, cache } = deps
 
   const newCode = async (chatUserId: string): Promise<IssueResult> => {
     for (let attempt = 0; attempt < ISSUE_ATTEMPTS; attempt++) {
       const code = codeFromBytes(random(16))
       if (code === null) continue
-      try {
-        await insertCode(db, code, chatUserId, now())
-        const stored = await findCode(db, code)
+      if ((await rows.insert(code, chatUserId, now())) === 'inserted') {
+        const stored = await rows.find(code)
         if (stored === undefined) throw new Error(`code ${code} vanished after insert`)
         await cache.put(stored)
         return { code: stored, created: true }
-      } catch (err) {
-        if (!hasErrno(err, MysqlErrno.DuplicateEntry)) throw err
-        // Either the random code exists, or another request just gave this user a live code: check the latter.
-        const live = await findLiveCodeOfUser(db, chatUserId)
-        if (live !== undefined) return { code: live, created: false }
       }
+      // Either the random code exists, or another request just gave this user a live code: check the latter.
+      const live = await rows.findLiveOfUser(chatUserId)
+      if (live !== undefined) return { code: live, created: false }
     }
     throw new Error(`could not find a free code in ${ISSUE_ATTEMPTS} attempts`)
   }
 
-  const moderationEntry = (eventType: string, description: string, record: CodeRecord, actor: Actor, data?: unknown) => ({
+  const moderationEntry = (eventType: string, description: string, record: CodeRecord, actor: Actor, data?: unknown): NewLogEntry => ({
     dedupeKey: `svc:${randomUUID()}`,
-    category: 'moderation' as const,
+    category: 'moderation',
     eventType,
     description,
     code: record.code,
@@ -103,69 +91,44 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
 
   return {
     async issue(chatUserId) {
-      const live = await findLiveCodeOfUser(db, chatUserId)
+      const live = await rows.findLiveOfUser(chatUserId)
       if (live !== undefined) return { code: live, created: false }
       return newCode(chatUserId)
     },
 
     async rotate(chatUserId, actor) {
-      const previous = await db.transaction().execute(async (tx) => {
-        const live = await findLiveCodeOfUser(tx, chatUserId, true)
-        if (live === undefined) return undefined
-        const revoked: CodeRecord = { ...live, state: 'revoked' }
-        await updateCode(tx, revoked, now())
-        await insertLogEntry(tx, moderationEntry('code_rotated', `Code ${live.code} was rotated and revoked`, live, actor))
-        return { ...live, state: 'revoked' as const }
-      })
+      const previous = await transactions.revokeLiveCodeOfUser(chatUserId, now(), (live) =>
+        moderationEntry('code_rotated', `Code ${live.code} was rotated and revoked`, live, actor),
+      )
       if (previous !== undefined) await cache.put(previous)
       const { code } = await newCode(chatUserId)
       return { previous, code }
     },
 
-    show: (code) => findCode(db, code),
-    ofUser: (chatUserId) => findLiveCodeOfUser(db, chatUserId),
+    show: (code) => rows.find(code),
+    ofUser: (chatUserId) => rows.findLiveOfUser(chatUserId),
 
     async act(code, action, actor) {
-      const result = await db.transaction().execute(async (tx) => {
-        const record = await findCode(tx, code, true)
-        const outcome = applyAction(record, action)
-        if (!outcome.ok || !outcome.changed) return outcome
-        await updateCode(tx, outcome.next, now())
-        await insertLogEntry(
-          tx,
-          moderationEntry(`code_${action}`, `Code ${code}: ${action} by ${actor.name ?? actor.source}`, outcome.next, actor),
-        )
-        return outcome
-      })
+      const result = await transactions.act(code, action, now(), (next) =>
+        moderationEntry(`code_${action}`, `Code ${code}: ${action} by ${actor.name ?? actor.source}`, next, actor),
+      )
       if (result.ok && result.changed) await cache.put(result.next)
       return result
     },
 
     async bind(code, attempt, actor) {
-      const outcome = await db.transaction().execute(async (tx) => {
-        const record = await findCode(tx, code, true)
-        const decision = decideBind(record, attempt)
-        if (decision.next !== null && decision.changed) {
-          await updateCode(tx, decision.next, now(), decision.status === 'bound')
-          if (decision.status === 'invalidated' && decision.conflict !== null) {
-            const { boundTo, attempted } = decision.conflict
-            await insertLogEntry(
-              tx,
-              moderationEntry(
-                'bind_conflict',
-                `Code ${code} is bound to ${boundTo.platformUsername} (${boundTo.platformUserId}); ` +
-                  `${attempted.platformUsername} (${attempted.platformUserId}) tried to bind it. The code is now invalidated.`,
-                decision.next,
-                actor,
-                { bound_to: boundTo, attempted },
-              ),
-            )
-          }
-        }
-        return decision
-      })
-      if (outcome.next !== null && outcome.changed) await cache.put(outcome.next)
-      return { status: outcome.status, record: outcome.next }
+      const decision = await transactions.bind(code, attempt, now(), (next, { boundTo, attempted }) =>
+        moderationEntry(
+          'bind_conflict',
+          `Code ${code} is bound to ${boundTo.platformUsername} (${boundTo.platformUserId}); ` +
+            `${attempted.platformUsername} (${attempted.platformUserId}) tried to bind it. The code is now invalidated.`,
+          next,
+          actor,
+          { bound_to: boundTo, attempted },
+        ),
+      )
+      if (decision.next !== null && decision.changed) await cache.put(decision.next)
+      return { status: decision.status, record: decision.next }
     },
   }
 }

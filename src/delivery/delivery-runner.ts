@@ -4,7 +4,7 @@
  * Ordering: for each category, exactly one process posts at a time, the holder of a Redis lease (lease.ts); every
  * delivery process runs a loop per category and the others only retry the lease, so any number of processes can
  * run and one takes over within the lease's life (15 s) when the holder dies. The holder reads the oldest pending
- * entries by id with a locking read (entry-repository.ts), so an entry whose transaction commits late is waited for,
+ * entries by id with a locking read (mysql/log-entry-rows.ts), so an entry whose transaction commits late is waited for,
  * not overtaken; it sends one message at a time and records each before the next, so a retry, a 429 or a restart
  * resumes exactly where the order stopped. Delivery is at least once: a crash between Discord's answer and the
  * MySQL update posts that message again.
@@ -20,23 +20,19 @@
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import type { Redis } from 'ioredis'
-import type { Kysely } from 'kysely'
 import type { Config } from '../config.js'
-import type { Database } from '../db/schema.js'
+import { packMessages, readyCount, type Outgoing, type PackedMessage } from '../core/batching.js'
+import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget, type DestinationTarget } from '../core/destination.js'
+import { messagePayload, renderEntryEmbed } from '../core/embeds.js'
+import { LOG_CATEGORIES, type LogCategoryName } from '../core/log-categories.js'
+import { backoffMs } from '../core/send-outcome.js'
 import type { Logger } from '../lib/logger.js'
 import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
-import { LOG_CATEGORIES, type LogCategoryName } from '../schemas/log-request.js'
-import type { RedisKeys } from '../store/redis-keys.js'
-import { packMessages, readyCount, type Outgoing, type PackedMessage } from './batching.js'
-import { describeTarget, parseDestinationTarget, type DestinationTarget } from './destination.js'
-import { disableDestination, getDestination, setDestination, type StoredDestination } from './destination-repository.js'
-import { createDiscordPoster, type Poster } from './discord-poster.js'
-import { messagePayload, renderEntryEmbed } from './embeds.js'
-import { hasPending, markFailed, markNoDestination, markSent, readPending } from './entry-repository.js'
-import { createLease } from './lease.js'
-import { createRateGate } from './rate-gate.js'
-import { backoffMs } from './send-outcome.js'
+import type { DestinationRows, StoredDestination } from '../mysql/destination-rows.js'
+import type { LogEntryRows } from '../mysql/log-entry-rows.js'
+import type { DeliveryLease } from '../redis/delivery-lease.js'
+import type { RateGate } from '../redis/delivery-rate-gate.js'
+import { createDiscordPoster } from './discord-poster.js'
 
 /** How long a lease lasts without renewal; the holder renews every third of it. */
 export const LEASE_MS = 15_000
@@ -45,19 +41,15 @@ const ACQUIRE_EVERY_MS = 1000
 const ERROR_PAUSE_MS = 1000
 const READ_LIMIT = 100
 
-/** The environment variable that seeds each category's destination. */
-export const DESTINATION_VARIABLE: Readonly<Record<LogCategoryName, string>> = Object.freeze({
-  server: 'LOG_DESTINATION_SERVER',
-  ingame: 'LOG_DESTINATION_INGAME',
-  moderation: 'LOG_DESTINATION_MODERATION',
-})
-
-/** What the delivery consumer needs, built by the process that runs it. */
+/** What the delivery consumer needs, built by the process that runs it (runtime/consumers.ts). */
 export interface DeliveryDeps {
-  db: Kysely<Database>
-  /** A fail-fast connection for the lease and the rate gate. */
-  redis: Redis
-  keys: RedisKeys
+  /** The destinations, re-reading stored targets with DISCORD_API. */
+  destinations: DestinationRows
+  entries: Pick<LogEntryRows, 'hasPending' | 'readPending' | 'markSent' | 'markFailed' | 'markNoDestination'>
+  /** Opens the lease of a category for the holder token `holder`. */
+  openLease(category: LogCategoryName, holder: string, ttlMs: number): DeliveryLease
+  /** Opens the shared request budget for the holder token `holder`. */
+  openGate(holder: string): RateGate
   config: Pick<Config, 'discordToken' | 'discordApi' | 'logDestinations' | 'deliveryRateLimit' | 'deliveryBatchMs' | 'deliveryPollMs'>
   log: Logger
   metrics?: DeliveryMetrics
@@ -75,18 +67,18 @@ type Usable = { ok: true; target: DestinationTarget; stored: StoredDestination }
 
 /** Seeds LOG_DESTINATION_* into MySQL and starts one loop per category. */
 export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner> {
-  const { db, redis, keys, config, log, metrics } = deps
+  const { destinations, entries, config, log, metrics } = deps
   const now = deps.now ?? Date.now
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   const stop = new AbortController()
-  const gate = createRateGate(redis, keys.deliveryRate, config.deliveryRateLimit, holder)
+  const gate = deps.openGate(holder)
 
   for (const category of LOG_CATEGORIES) {
     const value = config.logDestinations[category]
     if (value === '') continue
     const parsed = parseDestinationTarget(value, config.discordApi)
     if (!parsed.ok) throw new Error(`${DESTINATION_VARIABLE[category]} ${parsed.message}`)
-    if (await setDestination(db, category, parsed.target, `env:${DESTINATION_VARIABLE[category]}`, { enable: false })) {
+    if (await destinations.set(category, parsed.target, `env:${DESTINATION_VARIABLE[category]}`, { enable: false })) {
       log.info({ category, destination: describeTarget(parsed.target) }, 'delivery destination set from the environment')
     }
   }
@@ -114,7 +106,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
   }
 
   const runCategory = async (category: LogCategoryName) => {
-    const lease = createLease(redis, keys.deliveryLease(category), holder, LEASE_MS)
+    const lease = deps.openLease(category, holder, LEASE_MS)
     const poster = createDiscordPoster({ discordApi: config.discordApi, token: config.discordToken, gate, signal: stop.signal })
     const firstSeen = new Map<string, number>()
     let reported = ''
@@ -140,7 +132,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
         const outcome = await poster.post(usable.target, messagePayload(message.entries.map((e) => e.embed)))
         switch (outcome.kind) {
           case 'sent':
-            await markSent(db, ids, outcome.messageId, new Date(now()))
+            await entries.markSent(ids, outcome.messageId, new Date(now()))
             for (const id of ids) firstSeen.delete(id)
             metrics?.request(category, 'sent')
             metrics?.entriesDelivered(category, ids.length)
@@ -154,7 +146,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
             continue
           case 'disable':
             metrics?.request(category, 'disabled')
-            await disableDestination(db, category, usable.stored.targetText, outcome.reason)
+            await destinations.disable(category, usable.stored.targetText, outcome.reason)
             poster.forget(usable.target)
             log.error(
               { category, status: outcome.status, reason: outcome.reason, destination: describeTarget(usable.target) },
@@ -171,7 +163,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
               }
               return 'ok'
             }
-            await markFailed(db, ids, outcome.reason)
+            await entries.markFailed(ids, outcome.reason)
             log.warn({ category, entries: ids, status: outcome.status, reason: outcome.reason }, 'Discord refused a log entry; marked failed')
             return 'ok'
           case 'transient':
@@ -186,20 +178,20 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
 
     // One pass: returns true when it sent something (so the loop reads again at once).
     const flush = async (): Promise<boolean> => {
-      const usable = usableOf(await getDestination(db, category, config.discordApi))
+      const usable = usableOf(await destinations.get(category))
       observe(usable)
       if (!usable.ok) {
-        if (usable.why === 'none' && (await hasPending(db, category))) await markNoDestination(db, category)
+        if (usable.why === 'none' && (await entries.hasPending(category))) await entries.markNoDestination(category)
         firstSeen.clear()
         return false
       }
-      if (!(await hasPending(db, category))) {
+      if (!(await entries.hasPending(category))) {
         firstSeen.clear()
         return false
       }
-      const entries = await readPending(db, category, READ_LIMIT)
+      const pending = await entries.readPending(category, READ_LIMIT)
       const seenAt = now()
-      const outgoing: Outgoing[] = entries.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
+      const outgoing: Outgoing[] = pending.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
       firstSeen.clear()
       for (const o of outgoing) firstSeen.set(o.id, o.firstSeenMs)
       const messages = packMessages(outgoing)
@@ -215,7 +207,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
         if (!lease.held) {
           firstSeen.clear()
           if (!(await lease.acquire())) {
-            if (metrics !== undefined) observe(usableOf(await getDestination(db, category, config.discordApi)))
+            if (metrics !== undefined) observe(usableOf(await destinations.get(category)))
             await sleep(ACQUIRE_EVERY_MS)
             continue
           }

@@ -4,10 +4,10 @@
  * decides, so a 429 costs no retry attempt and every request first passes the shared rate gate.
  */
 import { DiscordAPIError, HTTPError, makeURLSearchParams, RateLimitError, REST, Routes } from 'discord.js'
-import type { DestinationTarget } from './destination.js'
-import type { MessagePayload } from './embeds.js'
-import type { RateGate } from './rate-gate.js'
-import { outcomeOfStatus, type SendOutcome } from './send-outcome.js'
+import type { DestinationTarget } from '../core/destination.js'
+import type { MessagePayload } from '../core/embeds.js'
+import { outcomeOfStatus, type SendOutcome } from '../core/send-outcome.js'
+import type { RateGate } from '../redis/delivery-rate-gate.js'
 
 /** Discord's API base when DISCORD_API is empty. */
 export const DEFAULT_DISCORD_API = 'https://discord.com/api'

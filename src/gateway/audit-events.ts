@@ -1,13 +1,12 @@
 /**
  * Turns Discord audit dispatches of whitelisted guilds into server-log jobs: message edit, delete and bulk delete,
- * member join, leave, ban and unban. Message text is kept for MESSAGE_RETENTION_DAYS in Redis (only with the
- * MessageContent intent) so an edit or delete can say what was there before, even after a restart.
+ * member join, leave, ban and unban. Message text is kept for MESSAGE_RETENTION_DAYS in the message cache (only with
+ * the MessageContent intent) so an edit or delete can say what was there before, even after a restart.
  */
 import { randomUUID } from 'node:crypto'
-import type { Redis } from 'ioredis'
 import type { Logger } from '../lib/logger.js'
+import type { CachedMessage, MessageCache } from '../redis/message-cache.js'
 import type { LogJob } from '../schemas/jobs.js'
-import type { RedisKeys } from '../store/redis-keys.js'
 import type { IsWhitelisted } from './guild-whitelist.js'
 
 /** A Discord user object, the fields we use. */
@@ -22,14 +21,6 @@ interface RawUser {
 export interface AuditDispatch {
   t: string
   d: Record<string, unknown>
-}
-
-/** What a stored message holds. */
-interface StoredMessage {
-  c: string
-  a: string
-  n: string
-  ch: string
 }
 
 const MAX_DESCRIPTION = 4000
@@ -49,25 +40,21 @@ function who(user: RawUser | undefined): string {
 
 /** Creates the dispatch handler; `enqueue` adds one server-log job. */
 export function createAuditEvents(deps: {
-  redis: Redis
-  keys: RedisKeys
+  messages: MessageCache
   isWhitelisted: IsWhitelisted
   messageContent: boolean
   retentionDays: number
   enqueue: (job: LogJob, jobId: string) => Promise<void>
   log: Logger
 }): (t: string, d: Record<string, unknown>) => Promise<void> {
-  const { redis, keys } = deps
+  const { messages } = deps
   const retentionSeconds = deps.retentionDays * 24 * 3600
 
-  const remember = async (id: string, message: StoredMessage) => {
+  const remember = async (id: string, message: CachedMessage) => {
     if (!deps.messageContent || retentionSeconds === 0) return
-    await redis.set(keys.message(id), JSON.stringify(message), 'EX', retentionSeconds)
+    await messages.put(id, message, retentionSeconds)
   }
-  const recall = async (id: string): Promise<StoredMessage | null> => {
-    const raw = await redis.get(keys.message(id))
-    return raw === null ? null : (JSON.parse(raw) as StoredMessage)
-  }
+  const recall = (id: string): Promise<CachedMessage | null> => messages.get(id)
 
   const write = (eventType: string, description: string, guildId: string, data: Record<string, unknown>, jobId: string = randomUUID()) =>
     deps.enqueue(
@@ -126,7 +113,7 @@ export function createAuditEvents(deps: {
           author_id: author?.id ?? null,
           ...(deps.messageContent ? { content: before?.c ?? null } : {}),
         }, `delete-${d.id}`)
-        await redis.del(keys.message(d.id))
+        await messages.remove([d.id])
         return
       }
       case 'MESSAGE_DELETE_BULK': {
@@ -142,7 +129,7 @@ export function createAuditEvents(deps: {
           message_ids: ids,
           messages: ids.map((id, i) => ({ id, author_id: known[i]?.a ?? null, ...(deps.messageContent ? { content: known[i]?.c ?? null } : {}) })),
         })
-        if (ids.length > 0) await redis.del(...ids.map(keys.message))
+        await messages.remove(ids)
         return
       }
       case 'GUILD_MEMBER_ADD':

@@ -1,20 +1,20 @@
 /** Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. */
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
-import type { Kysely } from 'kysely'
 import type { CodeService } from '../codes/code-service.js'
-import { describeRefusal, isCodeFormat, type CodeAction } from '../domain/codes.js'
-import type { StoredCode } from '../db/code-repository.js'
-import type { Database } from '../db/schema.js'
+import { describeRefusal, isCode, type CodeAction } from '../core/codes.js'
+import { codeReply, staffInfo } from '../core/replies.js'
+import { PLATFORM_USER_ID } from '../core/watchlist.js'
 import type { Logger } from '../lib/logger.js'
-import { countInfractions, listInfractions } from '../safety/infraction-repository.js'
-import { addToWatchlist, PLATFORM_USER_ID, removeFromWatchlist } from '../safety/watchlist.js'
+import type { StoredCode } from '../mysql/code-rows.js'
+import type { InfractionRows } from '../mysql/infraction-rows.js'
+import type { WatchlistRows } from '../mysql/watchlist-rows.js'
 import { NOT_ME_PREFIX } from './command-definitions.js'
-import { codeReply, staffInfo } from './replies.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {
   codes: CodeService
-  db: Kysely<Database>
+  infractions: Pick<InfractionRows, 'count' | 'list'>
+  watchlist: Pick<WatchlistRows, 'add' | 'remove'>
   staffRoleId: string
   gamePlatformName: string
   log: Logger
@@ -36,7 +36,6 @@ function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
 export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
   const { codes, log } = deps
   const actorOf = (i: Interaction) => ({ source: 'discord', name: `${i.user.username} (${i.user.id})` })
-
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
@@ -74,7 +73,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return 'Give either a user or a code.'
-    if (codeOption !== null && !isCodeFormat(codeOption)) return 'A code is 4 characters, A-Z or 0-9.'
+    if (codeOption !== null && !isCode(codeOption)) return 'A code is 4 characters, A-Z or 0-9.'
     const record = codeOption !== null ? await codes.show(codeOption) : await codes.ofUser(target!.id)
     if (sub === 'rotate') {
       const userId = target?.id ?? record?.chatUserId
@@ -86,8 +85,8 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
     if (sub === 'info') {
       const [total, page] = await Promise.all([
-        countInfractions(deps.db, { code: record.code }),
-        listInfractions(deps.db, { code: record.code, limit: RECENT_INFRACTIONS }),
+        deps.infractions.count({ code: record.code }),
+        deps.infractions.list({ code: record.code, limit: RECENT_INFRACTIONS }),
       ])
       return staffInfo(record, total, page.infractions)
     }
@@ -100,15 +99,15 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const id = String(i.options.getInteger('platform_user_id', true))
     if (!PLATFORM_USER_ID.test(id)) return 'A game account id is a positive whole number.'
     if (sub === 'unwatch') {
-      return (await removeFromWatchlist(deps.db, id)) ? `Game account ${id} is off the watchlist.` : `Game account ${id} was not on the watchlist.`
+      return (await deps.watchlist.remove(id)) ? `Game account ${id} is off the watchlist.` : `Game account ${id} was not on the watchlist.`
     }
-    const outcome = await addToWatchlist(deps.db, { platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
+    const outcome = await deps.watchlist.add({ platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
     return outcome === 'added' ? `Game account ${id} is on the watchlist: the safety check now flags it.` : `Game account ${id} was already on the watchlist; its reason is updated.`
   }
 
   const notMe = async (i: ButtonInteraction): Promise<string> => {
     const code = i.customId.slice(NOT_ME_PREFIX.length)
-    const record = isCodeFormat(code) ? await codes.show(code) : undefined
+    const record = isCode(code) ? await codes.show(code) : undefined
     if (record === undefined || record.chatUserId !== i.user.id) return 'This button is not for you.'
     const result = await codes.act(code, 'invalidate', { source: 'discord', name: `${i.user.username} (${i.user.id}): this wasn't me` })
     if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`

@@ -10,12 +10,10 @@
  *   ignores entries of a shard whose mark has lapsed, so a dead gateway never shows old activity as live.
  */
 import { randomUUID } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import { presenceEntryOf, type RawPresence } from '../core/presence-of.js'
+import type { PresenceEntry } from '../core/presence-entry.js'
 import type { Logger } from '../lib/logger.js'
-import { presenceEntryOf, type RawPresence } from '../presence/presence-of.js'
-import { decodePresence, type PresenceEntry } from '../store/presence-entry.js'
-import type { PresenceStore } from '../store/presence-store.js'
-import type { RedisKeys } from '../store/redis-keys.js'
+import type { PresenceStore } from '../redis/presence-store.js'
 
 /** How often a ready shard renews its live mark. */
 export const HEARTBEAT_MS = 5_000
@@ -37,8 +35,6 @@ export interface MembersChunk {
 /** What the sync needs from the outside world. */
 export interface PresenceSyncDeps {
   store: PresenceStore
-  redis: Redis
-  keys: RedisKeys
   gamePlatformName: string
   log: Logger
   /** Sends op 8 on the shard that owns the guild. */
@@ -77,22 +73,10 @@ interface PendingRequest {
 
 /** Creates the sync. */
 export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
-  const { store, redis, keys, gamePlatformName, log } = deps
+  const { store, gamePlatformName, log } = deps
   const now = deps.now ?? Date.now
   const pending = new Map<string, PendingRequest>()
   let timer: NodeJS.Timeout | undefined
-
-  /** The live code of each user who has one. */
-  const codesOf = async (ids: string[]): Promise<Map<string, string>> => {
-    const out = new Map<string, string>()
-    if (ids.length === 0) return out
-    const codes = await redis.hmget(keys.holders, ...ids)
-    ids.forEach((id, i) => {
-      const code = codes[i]
-      if (code != null) out.set(id, code)
-    })
-    return out
-  }
 
   const request = (shardId: number, guildId: string, userIds?: string[]) =>
     new Promise<{ presences: RawPresence[]; members: string[] }>((resolve, reject) => {
@@ -123,7 +107,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     async onPresenceUpdate(d, shardId) {
       const userId = d.user?.id
       if (userId === undefined) return
-      const code = await redis.hget(keys.holders, userId)
+      const code = await store.codeOf(userId)
       if (code === null) return
       const entry = presenceEntryOf(d, shardId, gamePlatformName)
       if (entry === null) await store.clear(code)
@@ -151,7 +135,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
         const { presences } = await request(shardId, guild.id)
         const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
-        const holders = await codesOf(live.map((p) => p.user.id))
+        const holders = await store.codesOf(live.map((p) => p.user.id))
         const entries: Array<[string, PresenceEntry]> = []
         for (const p of live) {
           const code = holders.get(p.user.id)
@@ -162,24 +146,13 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
         for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
         written += entries.length
       }
-      let removed = 0
-      let cursor = '0'
-      do {
-        const [next, flat] = await redis.hscan(keys.presence, cursor, 'COUNT', 1000)
-        cursor = next
-        const stale: string[] = []
-        for (let i = 0; i < flat.length; i += 2) {
-          const entry = decodePresence(flat[i + 1]!)
-          if (entry?.shard === shardId && !seen.has(flat[i]!)) stale.push(flat[i]!)
-        }
-        if (stale.length > 0) removed += await redis.hdel(keys.presence, ...stale)
-      } while (cursor !== '0')
+      const removed = await store.sweepShard(shardId, seen)
       log.info({ shard: shardId, written, removed }, 'presence resync done')
       return { written, removed }
     },
 
     async refreshUser(userId) {
-      const code = await redis.hget(keys.holders, userId)
+      const code = await store.codeOf(userId)
       if (code === null) return null
       for (const guild of deps.guilds()) {
         const { presences, members } = await request(guild.shardId, guild.id, [userId])

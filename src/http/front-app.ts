@@ -6,19 +6,21 @@
 import { randomUUID } from 'node:crypto'
 import HyperExpress, { type Request, type Response } from 'hyper-express'
 import * as v from 'valibot'
+import type { KeyVerifier } from '../auth/api-key-service.js'
 import type { Config } from '../config.js'
-import { ErrorCode } from '../lib/error-codes.js'
+import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../core/blocks.js'
+import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
+import { ErrorCode } from '../core/error-codes.js'
+import { isLogCategory } from '../core/log-categories.js'
 import type { Logger } from '../lib/logger.js'
-import type { KeyVerifier } from '../auth/api-key-store.js'
+import type { CodeLookup } from '../redis/code-lookup.js'
+import type { LimitedRoute, RateLimitCheck } from '../redis/rate-limits.js'
 import { BindRequestSchema } from '../schemas/bind-request.js'
 import { toFieldIssues } from '../schemas/fields.js'
 import type { BindJob, BindJobResult, LogJob } from '../schemas/jobs.js'
-import { isLogCategory, LogRequestSchema } from '../schemas/log-request.js'
-import type { CodeLookup } from '../store/code-lookup.js'
-import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../text/blocks.js'
-import { parseCodesPath } from '../text/codes-path.js'
+import { LogRequestSchema } from '../schemas/log-request.js'
 import type { ClientIpResolver } from './client-ip.js'
-import type { LimitedRoute, RateLimitCheck } from './rate-limiter.js'
+import type { RequestCtx } from './route-kit.js'
 import { registerStaffRoutes, type StaffDeps } from './staff-routes.js'
 import {
   bindReply,
@@ -65,14 +67,7 @@ export interface FrontDeps {
   observer?: FrontObserver
 }
 
-interface Ctx {
-  route: string
-  requestId: string
-  ip: string
-  started: bigint
-}
-
-type Handler = (req: Request, res: Response, ctx: Ctx) => Promise<Reply>
+type Handler = (req: Request, res: Response, ctx: RequestCtx) => Promise<Reply>
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -82,7 +77,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const app = new HyperExpress.Server({ max_body_length: 1024 * 1024, trust_proxy: false })
   const { log, observer } = deps
 
-  const finish = (res: Response, ctx: Ctx, reply: Reply) => {
+  const finish = (res: Response, ctx: RequestCtx, reply: Reply) => {
     send(res, reply, ctx.requestId)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
@@ -95,7 +90,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const wrap = (route: string, handler: Handler) => (req: Request, res: Response) => {
     // uWS request data is only valid synchronously: read the IP and headers before any await.
     const given = req.headers['x-request-id']
-    const ctx: Ctx = {
+    const ctx: RequestCtx = {
       route,
       requestId: given !== undefined && REQUEST_ID.test(given) ? given : randomUUID(),
       ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']),
@@ -112,7 +107,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     )
   }
 
-  const limited = async (route: LimitedRoute, ctx: Ctx, text: boolean): Promise<Reply | null> => {
+  const limited = async (route: LimitedRoute, ctx: RequestCtx, text: boolean): Promise<Reply | null> => {
     const outcome = await deps.rateLimit(route, ctx.ip)
     if (outcome.ok) return null
     observer?.rateLimited?.(route)
@@ -169,7 +164,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
 
   const noCodes = (route: 'callbacks' | 'rpc'): Handler => async (_req, _res, ctx) => {
     const rejected = await limited(route, ctx, true)
-    return rejected ?? textError(400, ErrorCode.NoUsableCode, 'no usable code in the path: codes are 4 characters A-Z or 0-9, separated by &')
+    return rejected ?? textError(400, ErrorCode.NoUsableCode, NO_USABLE_CODE_MESSAGE)
   }
 
   app.get('/api/v1/callbacks/:codes', wrap('callbacks', blocks('callbacks', renderCallbackBlock)))
@@ -271,7 +266,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   }))
 
   app.set_not_found_handler((req, res) => {
-    const ctx: Ctx = { route: 'not_found', requestId: randomUUID(), ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']), started: process.hrtime.bigint() }
+    const ctx: RequestCtx = { route: 'not_found', requestId: randomUUID(), ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']), started: process.hrtime.bigint() }
     finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`))
   })
   app.set_error_handler((req, res, err) => {

@@ -4,8 +4,8 @@
  * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
  */
 import type { Response } from 'hyper-express'
-import { INVALIDATED_MESSAGE, isCodeFormat } from '../domain/codes.js'
-import { ErrorCode } from '../lib/error-codes.js'
+import { INVALIDATED_MESSAGE, isCode } from '../core/codes.js'
+import { ErrorCode } from '../core/error-codes.js'
 import type { FieldIssue } from '../schemas/fields.js'
 import type { BindJobResult } from '../schemas/jobs.js'
 
@@ -98,7 +98,7 @@ export function invalidCode(): Reply {
 
 /** 400 for an optional `code` that is present but malformed; null when absent or valid. */
 export function invalidOptionalCode(code: unknown): Reply | null {
-  return code === undefined || code === null || isCodeFormat(code) ? null : invalidCode()
+  return code === undefined || code === null || isCode(code) ? null : invalidCode()
 }
 
 /** 503 when the queue (Redis) cannot take the job. */

@@ -5,33 +5,16 @@
  * small pool; they are rate-limited per IP like log, each with its own budget (RATE_LIMITS `info=`, `safety=`).
  */
 import type { Request, Response } from 'hyper-express'
-import type * as v from 'valibot'
-import { isCodeFormat } from '../domain/codes.js'
-import { ErrorCode } from '../lib/error-codes.js'
+import { isCode } from '../core/codes.js'
+import { ErrorCode } from '../core/error-codes.js'
+import type { SafetyVerdict } from '../core/verdict.js'
 import type { Logger } from '../lib/logger.js'
 import type { CodeInfo, SafetyCheckInput } from '../safety/safety-service.js'
-import { SafetyRequestSchema } from '../safety/safety-request.js'
-import { threatDetectionJob, type SafetyVerdict } from '../safety/verdict.js'
+import { threatDetectionJob } from '../safety/threat-detection.js'
 import type { LogJob } from '../schemas/jobs.js'
-import type { LimitedRoute } from './rate-limiter.js'
+import { SafetyRequestSchema } from '../schemas/safety-request.js'
 import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
-
-/** The per-request context the front's wrapper builds. */
-export interface RequestCtx {
-  route: string
-  requestId: string
-  ip: string
-  started: bigint
-}
-
-/** The front's shared route machinery, handed over by createFrontApp. */
-export interface RouteKit {
-  wrap(route: string, handler: (req: Request, res: Response, ctx: RequestCtx) => Promise<Reply>): (req: Request, res: Response) => void
-  limited(route: LimitedRoute, ctx: RequestCtx): Promise<Reply | null>
-  authorize(req: Request): Promise<{ ok: true; keyName: string } | { ok: false; reply: Reply }>
-  readJson(req: Request): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }>
-  validateBody<S extends v.GenericSchema>(schema: S, value: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply }
-}
+import type { RouteKit } from './route-kit.js'
 
 /** What the staff routes read and write, built by the front runtime. */
 export interface StaffDeps {
@@ -120,7 +103,7 @@ export function registerStaffRoutes(
     const query = { ...req.query_parameters }
     const rejected = (await kit.limited('info', ctx)) ?? (await authorized(req))
     if (rejected !== null) return rejected
-    if (!isCodeFormat(code)) return invalidCode()
+    if (!isCode(code)) return invalidCode()
     const page = parseInfoQuery(query)
     if (!page.ok) return page.reply
     const found = await deps.readInfo(code, page.before === undefined ? { limit: page.limit } : { limit: page.limit, before: page.before })

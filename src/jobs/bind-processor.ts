@@ -1,28 +1,15 @@
-/** Processes bind jobs: resolve the platform id when missing, then the code service's bind. */
-import { UnrecoverableError, type Job } from 'bullmq'
-import * as v from 'valibot'
+/** Processes bind jobs (a plain function of the validated job): resolve the platform id when missing, then the code service's bind. */
 import type { CodeService } from '../codes/code-service.js'
 import type { ResolveUsername } from '../roblox/roblox-users.js'
-import { BindJobSchema, type BindJobResult } from '../schemas/jobs.js'
+import type { BindJob, BindJobResult, BoundNotice } from '../schemas/jobs.js'
 
-/** What the chat user is told when their code gets linked. */
-export interface BoundNoticeData {
-  chatUserId: string
-  code: string
-  platformUsername: string
-  platformUserId: string
-}
-
-/** Creates the processor function a BullMQ worker runs; `notify` queues the "your code was linked" DM. */
+/** Creates the processor; `notify` queues the "your code was linked" DM under the given job id. */
 export function createBindProcessor(deps: {
   codes: CodeService
   resolve: ResolveUsername
-  notify?: (notice: BoundNoticeData, jobId: string) => Promise<void>
-}) {
-  return async (job: Job): Promise<BindJobResult> => {
-    const parsed = v.safeParse(BindJobSchema, job.data)
-    if (!parsed.success) throw new UnrecoverableError(`invalid bind job: ${parsed.issues[0]?.message ?? 'bad payload'}`)
-    const data = parsed.output
+  notify?: (notice: BoundNotice, jobId: string) => Promise<void>
+}): (data: BindJob, meta: { attemptsMade: number }) => Promise<BindJobResult> {
+  return async (data, meta) => {
     let platformUserId = data.platformUserId
     let platformUsername = data.platformUsername
     if (platformUserId === null) {
@@ -35,7 +22,7 @@ export function createBindProcessor(deps: {
     if (result.status === 'bound' || result.status === 'already_bound') {
       // A retried job whose first attempt bound the code (and then failed to queue the DM) sees already_bound:
       // notify again; the notice's job id makes the duplicate a no-op when the first one did get queued.
-      if (deps.notify !== undefined && result.record !== null && (result.status === 'bound' || job.attemptsMade > 0)) {
+      if (deps.notify !== undefined && result.record !== null && (result.status === 'bound' || meta.attemptsMade > 0)) {
         await deps.notify(
           { chatUserId: result.record.chatUserId, code: data.code, platformUsername, platformUserId },
           `bound-${data.code}-${platformUserId}`,

@@ -1,5 +1,4 @@
 /** Queue consumer metrics: job duration and results per queue, and queue depth gauges read from BullMQ at scrape time. */
-import type { JobType, Processor } from 'bullmq'
 import type { Registry } from 'prom-client'
 import { JOB_RESULTS, labelValue, Metric, QUEUE_STATES, QUEUES, type QueueState } from './metric-names.js'
 import { counterOf, gaugeOf, histogramOf } from './registry.js'
@@ -7,7 +6,7 @@ import { counterOf, gaugeOf, histogramOf } from './registry.js'
 /** Job metrics of one process. */
 export interface ConsumerMetrics {
   /** Wraps a processor so each attempt's duration and result are recorded under `queue`. */
-  instrument(queue: string, processor: Processor): Processor
+  instrument<A extends unknown[], R>(queue: string, processor: (...args: A) => Promise<R>): (...args: A) => Promise<R>
 }
 
 /** Registers the job duration histogram and the job results counter on `registry`. */
@@ -18,11 +17,11 @@ export function createConsumerMetrics(registry: Registry, queues: readonly strin
   return {
     instrument(queue, processor) {
       const label = labelValue(QUEUES, queue)
-      return async (job, token, signal) => {
+      return async (...args) => {
         const started = process.hrtime.bigint()
         let result: (typeof JOB_RESULTS)[number] = 'failed'
         try {
-          const value = await processor(job, token, signal)
+          const value = await processor(...args)
           result = 'completed'
           return value
         } finally {
@@ -34,8 +33,11 @@ export function createConsumerMetrics(registry: Registry, queues: readonly strin
   }
 }
 
+/** The BullMQ job states the depth gauge reads. */
+export type CountedJobState = 'waiting' | 'prioritized' | 'active' | 'delayed' | 'failed'
+
 /** Reads a queue's job counts (BullMQ `Queue.getJobCounts`). */
-export type JobCountsReader = (...states: JobType[]) => Promise<Record<string, number>>
+export type JobCountsReader = (...states: CountedJobState[]) => Promise<Record<string, number>>
 
 /** Registers the queue depth gauge; each scrape reads every queue's counts from Redis. */
 export function registerQueueGauges(

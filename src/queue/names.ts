@@ -16,3 +16,6 @@ export const JobName = {
   Audit: 'audit',
   NotifyBound: 'bound',
 } as const
+
+/** One of the job names. */
+export type JobName = (typeof JobName)[keyof typeof JobName]

@@ -1,9 +1,9 @@
 /**
  * Resolves a Roblox username to its user id through `POST {base}/v1/usernames/users`. Roblox also matches
  * previous usernames, so only a result whose current `name` equals the requested one counts. Results are
- * cached in Redis for a day.
+ * cached for a day (redis/roblox-user-cache.ts).
  */
-import type { Redis } from 'ioredis'
+import type { RobloxUserCache } from '../redis/roblox-user-cache.js'
 
 /** Outcome of a resolution. */
 export type Resolution =
@@ -15,23 +15,18 @@ export type ResolveUsername = (username: string) => Promise<Resolution>
 
 const CACHE_SECONDS = 24 * 3600
 
-/** Creates a resolver; `cacheKey` maps a username to its Redis key. */
+/** Creates a resolver over the users API at `baseUrl` and the resolution cache. */
 export function createRobloxUsers(opts: {
   baseUrl: string
-  redis: Redis
-  cacheKey: (name: string) => string
+  cache: RobloxUserCache
   timeoutMs?: number
   fetch?: typeof fetch
 }): ResolveUsername {
   const doFetch = opts.fetch ?? fetch
   const timeoutMs = opts.timeoutMs ?? 3000
   return async (username) => {
-    const key = opts.cacheKey(username)
-    const cached = await opts.redis.get(key)
-    if (cached !== null) {
-      const [id, name] = cached.split('|')
-      if (id !== undefined && name !== undefined) return { ok: true, id, name }
-    }
+    const cached = await opts.cache.get(username)
+    if (cached !== null) return { ok: true, id: cached.id, name: cached.name }
     let body: unknown
     try {
       const res = await doFetch(`${opts.baseUrl}/v1/usernames/users`, {
@@ -54,7 +49,7 @@ export function createRobloxUsers(opts: {
         typeof u.name === 'string' && u.name.toLowerCase() === username.toLowerCase() && Number.isSafeInteger(u.id),
     ) as { id: number; name: string } | undefined
     if (match === undefined) return { ok: false, reason: 'unknown_username', message: `no Roblox user is named ${username}` }
-    await opts.redis.set(key, `${match.id}|${match.name}`, 'EX', CACHE_SECONDS)
+    await opts.cache.put(username, { id: String(match.id), name: match.name }, CACHE_SECONDS)
     return { ok: true, id: String(match.id), name: match.name }
   }
 }

@@ -1,16 +1,32 @@
-/** Starts queue consumers (BullMQ workers) for the named queues in this process. */
-import { Worker, type Processor } from 'bullmq'
+/** Starts queue consumers (BullMQ workers) and the delivery consumer for the named consumers in this process. */
+import { Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { Kysely } from 'kysely'
 import type { Registry } from 'prom-client'
-import { createCodeService } from '../codes/code-service.js'
-import { startDelivery } from '../delivery/delivery-runner.js'
+import type { Config } from '../config.js'
+import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.js'
 import { createBindProcessor } from '../jobs/bind-processor.js'
-import { createLogProcessor } from '../jobs/log-processor.js'
+import { createLogProcessor, type LogJobOutcome } from '../jobs/log-processor.js'
+import type { Logger } from '../lib/logger.js'
 import { createConsumerMetrics, registerQueueGauges, type JobCountsReader } from '../metrics/consumer-metrics.js'
+import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDeliveryMetrics } from '../metrics/delivery-metrics.js'
-import { JobName, QueueName } from '../queue/names.js'
+import { createDestinationRows } from '../mysql/destination-rows.js'
+import { createLogEntryRows } from '../mysql/log-entry-rows.js'
+import type { Database } from '../mysql/schema.js'
+import { createTransactions } from '../mysql/transactions.js'
+import { createJobProcessor, type JobProcessor } from '../queue/job-processor.js'
+import { QueueName } from '../queue/names.js'
+import { createNotifyProducer } from '../queue/notify.js'
 import { createQueue } from '../queue/queues.js'
+import { createDeliveryLease } from '../redis/delivery-lease.js'
+import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
+import type { RedisKeys } from '../redis/keys.js'
+import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import { createRobloxUsers } from '../roblox/roblox-users.js'
+import { BindJobSchema, LogJobSchema } from '../schemas/jobs.js'
 import type { ProcessContext } from './process-context.js'
+import { buildCodeService } from './services.js'
 import { keepRedisCopies, openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** Consumers this module can start. */
@@ -28,6 +44,32 @@ const CONCURRENCY: Record<QueueConsumer, number> = { bind: 16, log: 32, audit: 1
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
 
+/** The delivery consumer over real clients: MySQL rows, and the Redis lease and rate gate on a fail-fast connection. */
+export function startDeliveryConsumer(deps: {
+  db: Kysely<Database>
+  redis: Redis
+  keys: RedisKeys
+  config: Config
+  log: Logger
+  metrics?: DeliveryMetrics
+}): Promise<DeliveryRunner> {
+  const { db, redis, keys, config } = deps
+  return startDelivery({
+    destinations: createDestinationRows(db, config.discordApi),
+    entries: createLogEntryRows(db),
+    openLease: (category, holder, ttlMs) => createDeliveryLease(redis, keys.deliveryLease(category), holder, ttlMs),
+    openGate: (holder) => createDeliveryRateGate(redis, keys.deliveryRate, config.deliveryRateLimit, holder),
+    config,
+    log: deps.log,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  })
+}
+
+/** The log processor as its BullMQ workers run it (the log and audit queues share it). */
+export function logJobProcessor(db: Kysely<Database>): JobProcessor<LogJobOutcome> {
+  return createJobProcessor('log job', LogJobSchema, createLogProcessor({ transactions: createTransactions(db) }))
+}
+
 /**
  * Starts the named consumers sharing one MySQL pool and one Redis connection for data. With a `metrics` registry,
  * each job attempt's duration and result are recorded and every queue's depth is read from Redis at each scrape.
@@ -37,19 +79,21 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   const redis = await openRedis(ctx, 'request', 'data')
   const cache = await prepareRedisCopies(ctx, db, redis)
   keepRedisCopies(ctx, db, redis)
-  const codes = createCodeService({ db, cache })
+  const codes = buildCodeService(db, cache)
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())
-  const processors: Record<QueueConsumer, Processor> = {
-    bind: createBindProcessor({
-      codes,
-      resolve: createRobloxUsers({ baseUrl: ctx.config.robloxUsersApi, redis, cacheKey: ctx.keys.robloxUser }),
-      notify: async (notice, jobId) => {
-        await notifyQueue.add(JobName.NotifyBound, notice, { jobId })
-      },
-    }),
-    log: createLogProcessor({ db }),
-    audit: createLogProcessor({ db }),
+  const processors: Record<QueueConsumer, JobProcessor<unknown>> = {
+    bind: createJobProcessor(
+      'bind job',
+      BindJobSchema,
+      createBindProcessor({
+        codes,
+        resolve: createRobloxUsers({ baseUrl: ctx.config.robloxUsersApi, cache: createRobloxUserCache(redis, ctx.keys) }),
+        notify: createNotifyProducer(notifyQueue),
+      }),
+    ),
+    log: logJobProcessor(db),
+    audit: logJobProcessor(db),
   }
   const queueOf: Record<QueueConsumer, string> = { bind: QueueName.Bind, log: QueueName.Log, audit: QueueName.Audit }
   const jobMetrics = metrics === undefined ? undefined : createConsumerMetrics(metrics)
@@ -65,7 +109,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   const started: StartedConsumers = new Map()
   for (const name of names) {
     if (name === 'delivery') {
-      const delivery = await startDelivery({
+      const delivery = await startDeliveryConsumer({
         db,
         redis,
         keys: ctx.keys,

@@ -1,16 +1,18 @@
 /** Builds one front process's server from real clients: Redis for reads and queues, a small MySQL pool for /readyz, info and safety. */
 import type HyperExpress from 'hyper-express'
-import { createKeyVerifier } from '../auth/api-key-store.js'
+import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
 import { createFrontApp, type FrontObserver } from '../http/front-app.js'
-import { createRateLimiter } from '../http/rate-limiter.js'
+import { mysqlReachable } from '../mysql/connection.js'
+import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
-import { createQueue, createQueueEvents } from '../queue/queues.js'
-import { checkSafety, readCodeInfo, threatDetectionCategory } from '../safety/safety-service.js'
-import type { BindJobResult } from '../schemas/jobs.js'
-import { createCodeLookup } from '../store/code-lookup.js'
+import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
+import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import { createCodeLookup } from '../redis/code-lookup.js'
+import { createRateLimits } from '../redis/rate-limits.js'
 import type { ProcessContext } from './process-context.js'
-import { mysqlReachable, openDatabase, openRedis } from './storage.js'
+import { buildSafetyService } from './services.js'
+import { openDatabase, openRedis } from './storage.js'
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -33,27 +35,18 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
   await bindEvents.waitUntilReady()
+  const safety = buildSafetyService(db, config.discordApi)
+  const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
   const app = createFrontApp({
     config,
     log,
     lookup: createCodeLookup(redis, keys),
-    verifyKey: createKeyVerifier(redis, keys, config.apiKey),
-    rateLimit: createRateLimiter(redis, keys, config.rateLimits),
+    verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
+    rateLimit: createRateLimits(redis, keys, config.rateLimits),
     clientIp: createClientIpResolver(config.trustProxy),
-    async submitBind(job) {
-      // Few attempts: the caller waits, and a retried bind is safe (the same account gets already_bound).
-      const added = await bindQueue.add(JobName.Bind, job, { attempts: 3, backoff: { type: 'fixed', delay: 200 } })
-      try {
-        return (await added.waitUntilFinished(bindEvents, config.bindTimeoutMs)) as BindJobResult
-      } catch (err) {
-        if (/timed out/i.test((err as Error).message)) return null
-        throw err
-      }
-    },
-    async submitLog(job, jobId) {
-      await logQueue.add(JobName.Log, job, { jobId })
-    },
+    submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
+    submitLog: createLogProducer(logQueue, JobName.Log),
     async checkReady() {
       const [r, m] = await Promise.all([
         redis.ping().then(
@@ -65,9 +58,9 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
       return { redis: r, mysql: m }
     },
     staff: {
-      readInfo: (code, page) => readCodeInfo(db, code, page),
-      checkSafety: (input) => checkSafety(db, input, { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }),
-      threatCategory: () => threatDetectionCategory(db, config.logDestinations.ingame),
+      readInfo: (code, page) => safety.readCodeInfo(code, page),
+      checkSafety: (input) => safety.check(input, thresholds),
+      threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
     },
     ...(observer === undefined ? {} : { observer }),
   })

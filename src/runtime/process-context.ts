@@ -2,7 +2,7 @@
 import { loadConfig, type Config } from '../config.js'
 import { createLogger, type Logger } from '../lib/logger.js'
 import { createShutdown, exitOnSignals, type Shutdown } from '../lib/shutdown.js'
-import { createRedisKeys, type RedisKeys } from '../store/redis-keys.js'
+import { createRedisKeys, type RedisKeys } from '../redis/keys.js'
 
 /** A running process's shared pieces. */
 export interface ProcessContext {

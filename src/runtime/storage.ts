@@ -1,14 +1,14 @@
 /** Opens MySQL and Redis for a process and registers their close; prepares the schema and the Redis copies. */
 import type { Redis } from 'ioredis'
-import { sql, type Kysely } from 'kysely'
-import { syncApiKeys } from '../auth/api-key-store.js'
-import { listLiveCodes } from '../db/code-repository.js'
-import { createDatabase, ensureDatabase } from '../db/database.js'
-import { migrateToLatest } from '../db/migrate.js'
-import type { Database } from '../db/schema.js'
-import { createRedis, waitReady, type RedisRole } from '../lib/redis.js'
-import { createCodeCache, type CodeCache } from '../store/code-cache.js'
+import type { Kysely } from 'kysely'
+import { listLiveCodes } from '../mysql/code-rows.js'
+import { createDatabase, ensureDatabase } from '../mysql/connection.js'
+import { migrateToLatest } from '../mysql/migrate.js'
+import type { Database } from '../mysql/schema.js'
+import { createCodeCache, type CodeCache } from '../redis/code-cache.js'
+import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
 import type { ProcessContext } from './process-context.js'
+import { buildApiKeyService } from './services.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
 export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate = true): Promise<Kysely<Database>> {
@@ -37,7 +37,7 @@ export async function openRedis(ctx: ProcessContext, role: RedisRole, name: stri
 export async function prepareRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<CodeCache> {
   const cache = createCodeCache(redis, ctx.keys)
   // Keys first: the code cache's built marker is written last, so a crash in between redoes both.
-  const keys = await syncApiKeys(db, redis, ctx.keys)
+  const keys = await buildApiKeyService(db, redis, ctx.keys).sync()
   ctx.log.info({ keys }, 'API keys synced to Redis')
   if (await cache.ensureBuilt(() => listLiveCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
   return cache
@@ -52,10 +52,10 @@ export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis
   const timer = setInterval(() => {
     if (running) return
     running = true
-    redis
-      .exists(ctx.keys.codesBuilt)
+    createCodeCache(redis, ctx.keys)
+      .isBuilt()
       .then(async (built) => {
-        if (built === 0) {
+        if (!built) {
           ctx.log.warn('the Redis copies are gone (Redis restarted empty?); rebuilding them from MySQL')
           await prepareRedisCopies(ctx, db, redis)
         }
@@ -67,14 +67,4 @@ export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis
   }, everyMs)
   timer.unref()
   ctx.shutdown.register('redis-copies', () => clearInterval(timer))
-}
-
-/** True when MySQL answers a trivial query. */
-export async function mysqlReachable(db: Kysely<Database>): Promise<boolean> {
-  try {
-    await sql`SELECT 1`.execute(db)
-    return true
-  } catch {
-    return false
-  }
 }

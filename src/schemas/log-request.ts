@@ -1,17 +1,6 @@
-/** The log request body (spec: Log request body). The code's format is checked apart (it is a 400, not a 422). */
+/** The log request body (spec: Log request body; categories in core/log-categories.ts). The code's format is checked apart (it is a 400, not a 422). */
 import * as v from 'valibot'
 import { FieldLimit, PlatformUserIdSchema, PlatformUsernameSchema, labelSchema, optionalField, textSchema } from './fields.js'
-
-/** The three log categories. */
-export const LOG_CATEGORIES = ['server', 'ingame', 'moderation'] as const
-
-/** One of the log categories. */
-export type LogCategoryName = (typeof LOG_CATEGORIES)[number]
-
-/** True when `value` names a category. */
-export function isLogCategory(value: string): value is LogCategoryName {
-  return (LOG_CATEGORIES as readonly string[]).includes(value)
-}
 
 /** `{event_type, description, platform_username?, platform_user_id?, issued_by?, code?}`; unknown fields are ignored. */
 export const LogRequestSchema = v.object(

@@ -1,7 +1,8 @@
+/** The destinations, logs and watchlist CLI commands against real MariaDB and a delivery consumer. */
 import t from 'tap'
 import { destinationsCommand, logsCommand, parseSince, watchlistCommand } from '../../src/cli/delivery-commands.js'
-import { startDelivery } from '../../src/delivery/delivery-runner.js'
-import { disableDestination, getDestination } from '../../src/delivery/destination-repository.js'
+import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
+import { disableDestination, getDestination } from '../../src/mysql/destination-rows.js'
 import { startStack, type Stack } from '../helpers/stack.js'
 
 let stack: Stack
@@ -45,7 +46,7 @@ t.test('destinations', async (t) => {
 
   t.test('LOG_DESTINATION_* seed the table when delivery starts: the environment wins, a disabled same target stays disabled', async (t) => {
     const start = async (server: string) => {
-      const runner = await startDelivery({
+      const runner = await startDeliveryConsumer({
         db: stack.db, redis: stack.redis, keys: stack.ctx.keys, log: stack.ctx.log,
         config: { ...stack.config, logDestinations: { server, ingame: '', moderation: '' } },
       })

@@ -1,14 +1,15 @@
+/** The delivery consumer end to end against the Discord sandbox: order, batching, refusals, takeover and metrics. */
 import t from 'tap'
 import { Registry } from 'prom-client'
 import { destinationsCommand, logsCommand } from '../../src/cli/delivery-commands.js'
-import { startDelivery } from '../../src/delivery/delivery-runner.js'
+import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics.js'
 import { JobName, QueueName } from '../../src/queue/names.js'
 import { createQueue } from '../../src/queue/queues.js'
 import { DefaultIds } from '../../src/sandbox/world.js'
 import { call } from '../sandbox/fixtures/harness.js'
 import { eventually, postJson, type Stack } from '../helpers/stack.js'
-import { deliveryStack, entryIds, makeHook, recorded, requests, settled, startSandbox, type Hook } from './fixtures/harness.js'
+import { deliveryStack, entryIds, makeHook, recorded, requests, settled, startSandbox, type Hook } from '../helpers/delivery-harness.js'
 import type { Sandbox } from '../../src/sandbox/create-sandbox.js'
 
 let sandbox: Sandbox
@@ -87,7 +88,7 @@ t.test('@everyone and user mentions in game text are inert', async (t) => {
 })
 
 t.test('500 entries posted in a burst all arrive in order in at most 60 requests, with a second delivery process running', async (t) => {
-  const second = await startDelivery({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log })
+  const second = await startDeliveryConsumer({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log })
   t.teardown(() => second.close())
   const hook = await freshServerHook()
   const before = (await rowsOf('server')).length
@@ -129,7 +130,7 @@ t.test('a webhook answering 429 with retry_after is waited out and nothing is lo
 
 t.test('a 404 webhook disables its destination: entries stay pending until destinations retry, then arrive in order', async (t) => {
   const registry = new Registry()
-  const watcher = await startDelivery({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log, metrics: createDeliveryMetrics(registry) })
+  const watcher = await startDeliveryConsumer({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log, metrics: createDeliveryMetrics(registry) })
   t.teardown(() => watcher.close())
   const gauge = async () => (await registry.getSingleMetric('presence_link_delivery_destination_disabled')!.get()).values.find((v) => v.labels.destination === 'server')?.value
   const hook = await freshServerHook()

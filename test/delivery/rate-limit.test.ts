@@ -1,15 +1,16 @@
+/** Two delivery processes sharing one request budget against the sandbox's rate limit. */
 import t from 'tap'
-import { startDelivery } from '../../src/delivery/delivery-runner.js'
+import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { DefaultIds } from '../../src/sandbox/world.js'
 import { postJson } from '../helpers/stack.js'
-import { deliveryStack, entryIds, makeHook, recorded, requests, settled, startSandbox } from './fixtures/harness.js'
+import { deliveryStack, entryIds, makeHook, recorded, requests, settled, startSandbox } from '../helpers/delivery-harness.js'
 
 t.test('two categories on one webhook, posted by two delivery processes, stay under the shared budget without a 429', async (t) => {
   // The sandbox answers 429 beyond 10 requests per second on the webhook; the shared budget is 8 per second.
   const sandbox = await startSandbox(t, { rateLimitPerSecond: 10 })
   const hook = await makeHook(sandbox, DefaultIds.serverLog)
   const stack = await deliveryStack(t, sandbox, { DELIVERY_RATE_LIMIT: '8', LOG_DESTINATION_SERVER: hook.url, LOG_DESTINATION_INGAME: hook.url })
-  const second = await startDelivery({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log })
+  const second = await startDeliveryConsumer({ db: stack.db, redis: stack.redis, keys: stack.ctx.keys, config: stack.config, log: stack.ctx.log })
   t.teardown(() => second.close())
   const auth = `Bearer ${stack.apiKey}`
   const jobs = ['server', 'ingame'].flatMap((category) => Array.from({ length: 150 }, (_, i) => ({ category, description: `${category} ${i}` })))

@@ -1,5 +1,6 @@
+/** Presence sync through the real gateway and the sandbox: updates, resyncs, staleness and callbacks. */
 import t from 'tap'
-import { parseCallbacks } from '../../src/text/parse-blocks.js'
+import { parseCallbacks } from '../../src/core/parse-blocks.js'
 import { eventually, getText } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 

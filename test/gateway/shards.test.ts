@@ -1,5 +1,6 @@
+/** Several shards in one gateway process against the sandbox. */
 import t from 'tap'
-import { startGateway } from '../../src/gateway/gateway-runtime.js'
+import { startGateway } from '../../src/runtime/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createProcessContext } from '../../src/runtime/process-context.js'
 import { eventually, getText } from '../helpers/stack.js'

@@ -1,6 +1,6 @@
 /** The whole service against the Discord sandbox: sandbox, front, workers and the real gateway (discord.js). */
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js'
-import { startGateway, type GatewayMetricsFactory, type GatewayRuntime } from '../../src/gateway/gateway-runtime.js'
+import { startGateway, type GatewayMetricsFactory, type GatewayRuntime } from '../../src/runtime/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { eventually, getText, postJson, startStack, type Stack, type Teardown } from './stack.js'

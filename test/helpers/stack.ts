@@ -5,19 +5,19 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
-import { createApiKey } from '../../src/auth/api-key-store.js'
-import { createCodeService, type CodeService } from '../../src/codes/code-service.js'
+import type { CodeService } from '../../src/codes/code-service.js'
 import { parseConfig, type Config } from '../../src/config.js'
-import type { Database } from '../../src/db/schema.js'
+import type { Database } from '../../src/mysql/schema.js'
 import { createLogger } from '../../src/lib/logger.js'
-import { createCodeCache } from '../../src/store/code-cache.js'
-import { createPresenceStore, type PresenceStore } from '../../src/store/presence-store.js'
+import { createCodeCache } from '../../src/redis/code-cache.js'
+import { createPresenceStore, type PresenceStore } from '../../src/redis/presence-store.js'
 import type { FrontObserver } from '../../src/http/front-app.js'
 import { CONSUMERS, startConsumers, type ConsumerName } from '../../src/runtime/consumers.js'
 import { startFront } from '../../src/runtime/front-runtime.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
+import { buildApiKeyService, buildCodeService } from '../../src/runtime/services.js'
 import { openDatabase, openRedis } from '../../src/runtime/storage.js'
-import { dropScratch } from '../../src/lib/scratch.js'
+import { dropScratch } from './scratch.js'
 
 /** Minimal view of a tap test for teardown. */
 export interface Teardown {
@@ -81,9 +81,9 @@ export async function startStack(t: Teardown, opts: StackOptions = {}): Promise<
   const db = await openDatabase(ctx, 5)
   const redis = await openRedis(ctx, 'request', 'test')
   const cache = createCodeCache(redis, ctx.keys)
-  const codes = createCodeService({ db, cache })
+  const codes = buildCodeService(db, cache)
   const presence = createPresenceStore(redis, ctx.keys)
-  const created = await createApiKey(db, redis, ctx.keys, 'test-server')
+  const created = await buildApiKeyService(db, redis, ctx.keys).create('test-server')
   if (!created.ok) throw new Error('could not create the test API key')
   const consumers = opts.consumers ?? CONSUMERS
   if (consumers.length > 0) await startConsumers(ctx, consumers)

@@ -1,6 +1,7 @@
+/** GET /api/v1/callbacks and /api/v1/rpc over HTTP against the real stack. */
 import t from 'tap'
-import { renderActivityGroups, type ActivityInput } from '../../src/presence/activity.js'
-import { parseCallbacks, parseRpc } from '../../src/text/parse-blocks.js'
+import { renderActivityGroups, type ActivityInput } from '../../src/core/activity.js'
+import { parseCallbacks, parseRpc } from '../../src/core/parse-blocks.js'
 import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
 
 const SPOTIFY: ActivityInput = { type: 2, name: 'Spotify', details: 'Blinding Lights', state: 'The Weeknd' }

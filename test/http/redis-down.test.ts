@@ -1,8 +1,9 @@
+/** The front's answers while Redis is unreachable. */
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'
 import { eventually, getText, postJson, startStack } from '../helpers/stack.js'
-import { freePort } from '../../src/lib/scratch.js'
+import { freePort } from '../helpers/scratch.js'
 
 function startRedis(port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })

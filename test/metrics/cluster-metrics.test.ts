@@ -1,11 +1,12 @@
+/** Front metrics summed over node:cluster workers at each scrape. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { dropEverything, testConfig, uniqueName, type Teardown } from '../helpers/stack.js'
-import { sampleValue, scrape, type Scrape } from './prometheus-text.js'
-import { freePort } from '../../src/lib/scratch.js'
+import { sampleValue, scrape, type Scrape } from '../helpers/prometheus-text.js'
+import { freePort } from '../helpers/scratch.js'
 
 const FRONT_ENTRY = fileURLToPath(new URL('../../src/front.ts', import.meta.url))
 

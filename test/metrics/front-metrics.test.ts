@@ -1,3 +1,4 @@
+/** The front's and the consumers' metrics as Prometheus scrapes them. */
 import t from 'tap'
 import { createFrontObserver } from '../../src/metrics/front-metrics.js'
 import { ALL_METRICS, QUEUE_STATES, QUEUES, seriesNames } from '../../src/metrics/metric-names.js'
@@ -5,7 +6,7 @@ import { startMetricsServer } from '../../src/metrics/metrics-server.js'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'
 import { startConsumers } from '../../src/runtime/consumers.js'
 import { eventually, getText, postJson, startStack, type Stack } from '../helpers/stack.js'
-import { exportedNames, sampleValue, scrape, type Scrape } from './prometheus-text.js'
+import { exportedNames, sampleValue, scrape, type Scrape } from '../helpers/prometheus-text.js'
 
 const frontRegistry = createMetricsRegistry()
 const workerRegistry = createMetricsRegistry()

@@ -1,8 +1,9 @@
+/** Delivery and gateway metric series and their labels. */
 import t from 'tap'
 import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics.js'
 import { createGatewayMetrics } from '../../src/metrics/gateway-metrics.js'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'
-import { parseScrape, sampleValue } from './prometheus-text.js'
+import { parseScrape, sampleValue } from '../helpers/prometheus-text.js'
 
 t.test('gateway metrics', async (t) => {
   t.test('shard status, ping in seconds and the presence count read at scrape time', async (t) => {

@@ -1,11 +1,12 @@
+/** docker-compose.yml and the Dockerfile agree with the configuration. */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseConfig } from '../../src/config.js'
-import { run, skipUnlessTool, which } from './tools.js'
+import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 t.test('docker-compose.yml', async (t) => {
   const text = await readFile(join(ROOT, 'docker-compose.yml'), 'utf8')

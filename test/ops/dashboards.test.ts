@@ -1,3 +1,4 @@
+/** The Grafana dashboards and Prometheus rules use only metrics the service exports. */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,10 +10,10 @@ import { startMetricsServer } from '../../src/metrics/metrics-server.js'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'
 import { startConsumers } from '../../src/runtime/consumers.js'
 import { getText, postJson, startStack } from '../helpers/stack.js'
-import { exportedNames, scrape } from '../metrics/prometheus-text.js'
-import { run, skipUnlessTool, which } from './tools.js'
+import { exportedNames, scrape } from '../helpers/prometheus-text.js'
+import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DASHBOARDS = join(ROOT, 'grafana/dashboards')
 
 /** Grafana's built-in interval variables, replaced by a plain duration so promtool can parse the expression. */

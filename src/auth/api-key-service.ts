@@ -1,0 +1,84 @@
+/**
+ * API keys: created, listed and revoked in MySQL (the record, mysql/api-key-rows.ts) and kept in step in the front's
+ * Redis copy (redis/api-key-copy.ts), which is what a bearer check reads.
+ */
+import { randomBytes } from 'node:crypto'
+import type { ApiKeyInfo, ApiKeyRows } from '../mysql/api-key-rows.js'
+import type { ApiKeyCopy } from '../redis/api-key-copy.js'
+import { bearerToken, digestsEqual, hashSecret, makeApiKey, parseApiKey } from './api-key.js'
+
+/** A key as listed (never its secret). */
+export type { ApiKeyInfo }
+
+/** Result of creating a key. */
+export type CreateKeyResult = { ok: true; key: string; id: string } | { ok: false; reason: 'name_taken' }
+
+/** The key operations of the CLI and the worker start. */
+export interface ApiKeyService {
+  /** Creates a key named `name`; the full key is returned once and never stored. */
+  create(name: string): Promise<CreateKeyResult>
+  /** Every key, newest first. */
+  list(): Promise<ApiKeyInfo[]>
+  /** Revokes the active key named `name`; false when there is none. */
+  revoke(name: string): Promise<boolean>
+  /** Rewrites the Redis copy from MySQL (at start), so a lost Redis never locks game servers out; how many keys. */
+  sync(): Promise<number>
+}
+
+/** Creates the service over the key rows and the Redis copy. */
+export function createApiKeyService(deps: {
+  rows: ApiKeyRows
+  copy: ApiKeyCopy
+  random?: (size: number) => Uint8Array
+  now?: () => Date
+}): ApiKeyService {
+  const random = deps.random ?? ((n: number) => randomBytes(n))
+  const now = deps.now ?? (() => new Date())
+  const { rows, copy } = deps
+  return {
+    async create(name) {
+      const made = makeApiKey(random(128))
+      if ((await rows.insert({ id: made.id, name, secretHash: made.hash })) === 'name_taken') return { ok: false, reason: 'name_taken' }
+      await copy.put({ id: made.id, name, secretHash: made.hash })
+      return { ok: true, key: made.full, id: made.id }
+    },
+    list: () => rows.list(),
+    async revoke(name) {
+      const id = await rows.revokeByName(name, now())
+      if (id === null) return false
+      await copy.remove(id)
+      return true
+    },
+    async sync() {
+      const active = await rows.listActive()
+      await copy.replace(active)
+      return active.length
+    },
+  }
+}
+
+/** Outcome of checking a request's Authorization header. */
+export type KeyCheck = { ok: true; name: string } | { ok: false; message: string }
+
+/** Checks bearer headers against the Redis copy (and the optional bootstrap key from the environment). */
+export type KeyVerifier = (authorization: string | undefined) => Promise<KeyCheck>
+
+/** Creates the verifier the front uses. */
+export function createKeyVerifier(copy: Pick<ApiKeyCopy, 'get'>, bootstrapKey: string): KeyVerifier {
+  const bootstrapHash = bootstrapKey === '' ? '' : hashSecret(bootstrapKey)
+  const missing: KeyCheck = { ok: false, message: 'missing bearer token: send Authorization: Bearer <API_KEY>' }
+  const invalid: KeyCheck = { ok: false, message: 'invalid API key' }
+  return async (authorization) => {
+    const token = bearerToken(authorization)
+    if (token === null) return authorization === undefined ? missing : invalid
+    const parsed = parseApiKey(token)
+    if (parsed === null) {
+      if (bootstrapHash !== '' && digestsEqual(hashSecret(token), bootstrapHash)) return { ok: true, name: 'bootstrap' }
+      return invalid
+    }
+    const stored = await copy.get(parsed.id)
+    if (stored === null) return invalid
+    if (!digestsEqual(hashSecret(parsed.secret), stored.secretHash)) return invalid
+    return { ok: true, name: stored.name }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The code domain, pure: formats, issuance from caller-supplied randomness, and every state transition
+ * (the spec's bind table plus the staff and user transitions it leaves open). Transitions return results;
+ * they never throw for expected outcomes.
+ */
+
+/** Characters a code is made of. */
+export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+
+/** The code format as regex source (no anchors), for patterns that embed a code: exactly 4 characters A-Z or 0-9. */
+export const CODE_FORMAT = '[A-Z0-9]{4}'
+
+/** A whole value that is a code (uppercase only). */
+export const CODE_PATTERN = new RegExp(`^${CODE_FORMAT}$`)
+
+/** How the code format is described to people, in API errors and chat replies. */
+export const CODE_FORMAT_TEXT = '4 characters, each A-Z or 0-9'
+
+/** Lifecycle state of a stored code; "bound" is not a state but `platformUserId !== null`. */
+export type CodeState = 'active' | 'banned' | 'invalidated' | 'revoked'
+
+/** A stored code as the domain sees it. */
+export interface CodeRecord {
+  code: string
+  state: CodeState
+  paused: boolean
+  chatUserId: string
+  platformUserId: string | null
+  platformUsername: string | null
+}
+
+/** What a bind attempt carries once the platform id is known. */
+export interface BindAttempt {
+  platformUserId: string
+  platformUsername: string
+}
+
+/** A bind outcome as the spec names it. */
+export type BindStatus = 'bound' | 'already_bound' | 'not_found' | 'banned' | 'invalidated'
+
+/** The decision for one bind attempt: the outcome and the record to store (when it changes). */
+export type BindDecision =
+  | { status: 'bound' | 'already_bound'; next: CodeRecord; changed: boolean }
+  | { status: 'invalidated'; next: CodeRecord; changed: boolean; conflict: { boundTo: BindAttempt; attempted: BindAttempt } | null }
+  | { status: 'not_found' | 'banned'; next: null; changed: false }
+
+/** True when `value` is a well-formed code: exactly four characters A-Z or 0-9. */
+export function isCode(value: unknown): value is string {
+  return typeof value === 'string' && CODE_PATTERN.test(value)
+}
+
+/**
+ * Makes a code from random bytes by rejection sampling (no modulo bias): a byte is used only when it is
+ * below 252 = 7 * 36. Returns null when the bytes ran out; callers pass 16 bytes, which fails with
+ * probability below 1e-20.
+ */
+export function codeFromBytes(bytes: Uint8Array): string | null {
+  let code = ''
+  for (const byte of bytes) {
+    if (byte >= 252) continue
+    code += CODE_ALPHABET[byte % 36]
+    if (code.length === 4) return code
+  }
+  return null
+}
+
+/** True when the record is linked to a game account. */
+export function isBound(record: CodeRecord): boolean {
+  return record.platformUserId !== null
+}
+
+/** True when the code is usable at all (revoked codes behave as unknown everywhere). */
+export function isLive(record: CodeRecord | undefined): record is CodeRecord {
+  return record !== undefined && record.state !== 'revoked'
+}
+
+/**
+ * The spec's bind table. Decided where it is silent: a different account binding a bound code burns the
+ * code (state invalidated, with the conflict reported so a moderation entry can be written); the same
+ * account under a new username stays bound and the username is updated.
+ */
+export function decideBind(record: CodeRecord | undefined, attempt: BindAttempt): BindDecision {
+  if (!isLive(record)) return { status: 'not_found', next: null, changed: false }
+  if (record.state === 'banned') return { status: 'banned', next: null, changed: false }
+  if (record.state === 'invalidated') return { status: 'invalidated', next: record, changed: false, conflict: null }
+  if (record.platformUserId === null) {
+    return { status: 'bound', next: { ...record, ...attempt }, changed: true }
+  }
+  if (record.platformUserId === attempt.platformUserId) {
+    const changed = record.platformUsername !== attempt.platformUsername
+    return { status: 'already_bound', next: { ...record, platformUsername: attempt.platformUsername }, changed }
+  }
+  const boundTo = { platformUserId: record.platformUserId, platformUsername: record.platformUsername ?? '' }
+  return { status: 'invalidated', next: { ...record, state: 'invalidated' }, changed: true, conflict: { boundTo, attempted: attempt } }
+}
+
+/** Staff and user actions on one code. */
+export type CodeAction = 'ban' | 'unban' | 'pause' | 'resume' | 'reset' | 'revoke' | 'invalidate'
+
+/** Why an action was refused. */
+export type ActionRefusal = 'not_found' | 'already_banned' | 'not_banned' | 'already_paused' | 'not_paused' | 'banned' | 'invalidated'
+
+/** Result of applying an action. */
+export type ActionResult = { ok: true; next: CodeRecord; changed: boolean } | { ok: false; reason: ActionRefusal }
+
+/**
+ * Applies an action. ban/unban toggle the banned state and keep the link; pause/resume toggle detection;
+ * reset returns the code to active and unbound so its user can bind again (it also clears an invalidation);
+ * revoke retires the code for good (it then behaves as unknown); invalidate burns it (the "This wasn't me" button).
+ */
+export function applyAction(record: CodeRecord | undefined, action: CodeAction): ActionResult {
+  if (!isLive(record)) return { ok: false, reason: 'not_found' }
+  const next = (patch: Partial<CodeRecord>): ActionResult => ({ ok: true, next: { ...record, ...patch }, changed: true })
+  switch (action) {
+    case 'ban':
+      return record.state === 'banned' ? { ok: false, reason: 'already_banned' } : next({ state: 'banned' })
+    case 'unban':
+      return record.state !== 'banned' ? { ok: false, reason: 'not_banned' } : next({ state: 'active' })
+    case 'pause':
+      return record.paused ? { ok: false, reason: 'already_paused' } : next({ paused: true })
+    case 'resume':
+      return !record.paused ? { ok: false, reason: 'not_paused' } : next({ paused: false })
+    case 'reset':
+      if (record.state === 'banned') return { ok: false, reason: 'banned' }
+      return next({ state: 'active', platformUserId: null, platformUsername: null })
+    case 'revoke':
+      return next({ state: 'revoked' })
+    case 'invalidate':
+      if (record.state === 'banned') return { ok: false, reason: 'banned' }
+      return record.state === 'invalidated' ? { ok: false, reason: 'invalidated' } : next({ state: 'invalidated' })
+  }
+}
+
+/** Human-readable text for a refusal, shared by the CLI and the chat commands. */
+export function describeRefusal(reason: ActionRefusal): string {
+  switch (reason) {
+    case 'not_found':
+      return 'no such code'
+    case 'already_banned':
+      return 'the code is already banned'
+    case 'not_banned':
+      return 'the code is not banned'
+    case 'already_paused':
+      return 'detection is already paused'
+    case 'not_paused':
+      return 'detection is not paused'
+    case 'banned':
+      return 'the code is banned; unban it first'
+    case 'invalidated':
+      return 'the code is already invalidated'
+  }
+}
+
+/** The support message the bind endpoint gives with `invalidated`. */
+export const INVALIDATED_MESSAGE =
+  'This code was invalidated because another game account tried to use it. Contact support to get a new code; do not retry.'

@@ -1,0 +1,23 @@
+/** Turns a raw gateway presence into what the presence hash stores (pure). */
+import type { PresenceEntry } from './presence-entry.js'
+import { renderActivityGroups, type ActivityInput } from './activity.js'
+
+/** A presence as it arrives in PRESENCE_UPDATE, GUILD_CREATE or GUILD_MEMBERS_CHUNK. */
+export interface RawPresence {
+  user: { id: string }
+  status?: string | null
+  activities?: readonly ActivityInput[] | null
+}
+
+const LIVE_STATUSES = new Set(['online', 'idle', 'dnd'])
+
+/** The entry to store for a presence, or null when the user is offline (or invisible) and must be cleared. */
+export function presenceEntryOf(raw: RawPresence, shard: number, gamePlatformName: string): PresenceEntry | null {
+  const status = raw.status ?? 'offline'
+  if (!LIVE_STATUSES.has(status)) return null
+  return {
+    shard,
+    status: status as PresenceEntry['status'],
+    activity: renderActivityGroups(Array.isArray(raw.activities) ? raw.activities : [], gamePlatformName),
+  }
+}

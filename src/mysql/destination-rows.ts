@@ -1,0 +1,134 @@
+/**
+ * Every query on `log_destinations`: the destination of each category, with its disabled state. LOG_DESTINATION_*
+ * seed it when a delivery consumer starts (the environment wins over what `destinations set` stored); a
+ * destination is disabled after a 401/403/404 and enabled again by `destinations retry` or a new target.
+ */
+import type { Kysely, Selectable } from 'kysely'
+import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from '../core/destination.js'
+import type { LogCategoryName } from '../core/log-categories.js'
+import type { Database, LogDestinationsTable } from './schema.js'
+
+/** A stored destination. */
+export interface StoredDestination {
+  category: LogCategoryName
+  /** The target as stored, re-read with the current DISCORD_API (a stored host may no longer be trusted). */
+  target: TargetParse
+  targetText: string
+  setBy: string
+  disabledAt: Date | null
+  disabledReason: string | null
+  updatedAt: Date
+}
+
+function toStored(row: Selectable<LogDestinationsTable>, discordApi: string): StoredDestination {
+  return {
+    category: row.category,
+    target: parseDestinationTarget(row.target, discordApi),
+    targetText: row.target,
+    setBy: row.set_by,
+    disabledAt: row.disabled_at,
+    disabledReason: row.disabled_reason,
+    updatedAt: row.updated_at,
+  }
+}
+
+/** One category's destination, if set. */
+export async function getDestination(db: Kysely<Database>, category: LogCategoryName, discordApi = ''): Promise<StoredDestination | undefined> {
+  const row = await db.selectFrom('log_destinations').selectAll().where('category', '=', category).executeTakeFirst()
+  return row === undefined ? undefined : toStored(row, discordApi)
+}
+
+/** Every set destination, by category. */
+export async function listDestinations(db: Kysely<Database>, discordApi = ''): Promise<StoredDestination[]> {
+  const rows = await db.selectFrom('log_destinations').selectAll().orderBy('category').execute()
+  return rows.map((r) => toStored(r, discordApi))
+}
+
+/**
+ * Sets a category's destination. A new target always starts enabled; the same target again keeps its disabled
+ * state unless `enable` (an operator's explicit `set` re-enables, a restart seeding the same value does not).
+ * Returns whether anything changed.
+ */
+export async function setDestination(
+  db: Kysely<Database>,
+  category: LogCategoryName,
+  target: DestinationTarget,
+  setBy: string,
+  opts: { enable: boolean },
+): Promise<boolean> {
+  const text = targetText(target)
+  return db.transaction().execute(async (tx) => {
+    const current = await tx.selectFrom('log_destinations').selectAll().where('category', '=', category).forUpdate().executeTakeFirst()
+    const now = new Date()
+    if (current === undefined) {
+      await tx.insertInto('log_destinations').values({ category, kind: target.kind, target: text, set_by: setBy, disabled_at: null, disabled_reason: null, updated_at: now }).execute()
+      return true
+    }
+    const sameTarget = current.target === text
+    const enable = !sameTarget || opts.enable
+    if (sameTarget && (!enable || current.disabled_at === null)) return false
+    await tx
+      .updateTable('log_destinations')
+      .set({ kind: target.kind, target: text, set_by: setBy, updated_at: now, ...(enable ? { disabled_at: null, disabled_reason: null } : {}) })
+      .where('category', '=', category)
+      .execute()
+    return true
+  })
+}
+
+/** Removes a category's destination; false when none was set. */
+export async function unsetDestination(db: Kysely<Database>, category: LogCategoryName): Promise<boolean> {
+  const result = await db.deleteFrom('log_destinations').where('category', '=', category).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** Disables a destination after Discord refused it, only if it still points at `targetText` (not changed meanwhile). */
+export async function disableDestination(db: Kysely<Database>, category: LogCategoryName, expectedTarget: string, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('log_destinations')
+    .set({ disabled_at: new Date(), disabled_reason: reason.slice(0, 300) })
+    .where('category', '=', category)
+    .where('target', '=', expectedTarget)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Enables a disabled destination again; false when it was not disabled (or not set). */
+export async function enableDestination(db: Kysely<Database>, category: LogCategoryName): Promise<boolean> {
+  const result = await db
+    .updateTable('log_destinations')
+    .set({ disabled_at: null, disabled_reason: null, updated_at: new Date() })
+    .where('category', '=', category)
+    .where('disabled_at', 'is not', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** The destinations' reads and writes; stored targets are re-read with the DISCORD_API given at creation. */
+export interface DestinationRows {
+  /** One category's destination, if set. */
+  get(category: LogCategoryName): Promise<StoredDestination | undefined>
+  /** Every set destination. */
+  list(): Promise<StoredDestination[]>
+  /** Sets a category's destination; whether anything changed. */
+  set(category: LogCategoryName, target: DestinationTarget, setBy: string, opts: { enable: boolean }): Promise<boolean>
+  /** Removes a category's destination. */
+  unset(category: LogCategoryName): Promise<boolean>
+  /** Disables a destination Discord refused, if it still points at `expectedTarget`. */
+  disable(category: LogCategoryName, expectedTarget: string, reason: string): Promise<boolean>
+  /** Enables a disabled destination again. */
+  enable(category: LogCategoryName): Promise<boolean>
+}
+
+/** Creates the rows over a database; `discordApi` (DISCORD_API, may be '') is trusted when re-reading targets. */
+export function createDestinationRows(db: Kysely<Database>, discordApi = ''): DestinationRows {
+  return {
+    get: (category) => getDestination(db, category, discordApi),
+    list: () => listDestinations(db, discordApi),
+    set: (category, target, setBy, opts) => setDestination(db, category, target, setBy, opts),
+    unset: (category) => unsetDestination(db, category),
+    disable: (category, expectedTarget, reason) => disableDestination(db, category, expectedTarget, reason),
+    enable: (category) => enableDestination(db, category),
+  }
+}

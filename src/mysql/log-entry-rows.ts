@@ -1,0 +1,185 @@
+/**
+ * Every query on `log_entries`: the insert of an accepted entry (log worker, code service) and the delivery side
+ * (reading pending entries in order, recording what became of them, replays). Callers own any transaction.
+ */
+import { sql, type Kysely } from 'kysely'
+import type { EntryView } from '../core/embeds.js'
+import type { LogCategoryName } from '../core/log-categories.js'
+import { hasErrno, MysqlErrno } from './connection.js'
+import type { Database, Db, DeliveryState } from './schema.js'
+
+/** One log entry to store. `dedupeKey` makes a redelivered job store nothing twice. */
+export interface NewLogEntry {
+  dedupeKey: string
+  category: LogCategoryName
+  eventType: string
+  description: string
+  platformUsername?: string | null
+  platformUserId?: string | null
+  issuedBy?: string | null
+  code?: string | null
+  source: string
+  sourceIp?: string | null
+  data?: unknown
+  receivedAt: Date
+}
+
+/** Inserts an entry; returns its id and whether this call created it (false: already stored by an earlier delivery). */
+export async function insertLogEntry(db: Db, e: NewLogEntry): Promise<{ id: string; created: boolean }> {
+  try {
+    const result = await db
+      .insertInto('log_entries')
+      .values({
+        dedupe_key: e.dedupeKey,
+        category: e.category,
+        event_type: e.eventType,
+        description: e.description,
+        platform_username: e.platformUsername ?? null,
+        platform_user_id: e.platformUserId ?? null,
+        issued_by: e.issuedBy ?? null,
+        code: e.code ?? null,
+        source: e.source,
+        source_ip: e.sourceIp ?? null,
+        data: e.data === undefined ? null : JSON.stringify(e.data),
+        received_at: e.receivedAt,
+      })
+      .executeTakeFirstOrThrow()
+    return { id: String(result.insertId), created: true }
+  } catch (err) {
+    if (!hasErrno(err, MysqlErrno.DuplicateEntry)) throw err
+    const row = await db.selectFrom('log_entries').select('id').where('dedupe_key', '=', e.dedupeKey).executeTakeFirstOrThrow()
+    return { id: String(row.id), created: false }
+  }
+}
+
+/** True when the category has an entry waiting (a cheap read that takes no locks). */
+export async function hasPending(db: Db, category: LogCategoryName): Promise<boolean> {
+  const row = await db
+    .selectFrom('log_entries')
+    .select('id')
+    .where('category', '=', category)
+    .where('delivery_state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * The oldest `limit` pending entries of a category, in id order. The read is a locking one: InnoDB makes it wait
+ * for a transaction that inserted a lower id but has not committed yet, so an entry committed late is never
+ * overtaken by a later one (a plain read would skip it and send it after its successors).
+ */
+export async function readPending(db: Kysely<Database>, category: LogCategoryName, limit: number): Promise<EntryView[]> {
+  const rows = await db.transaction().execute((tx) =>
+    tx
+      .selectFrom('log_entries')
+      .select(['id', 'category', 'event_type', 'description', 'platform_username', 'platform_user_id', 'issued_by', 'code', 'source', 'received_at'])
+      .where('category', '=', category)
+      .where('delivery_state', '=', 'pending')
+      .orderBy('id')
+      .limit(limit)
+      .modifyEnd(sql`LOCK IN SHARE MODE`)
+      .execute(),
+  )
+  return rows.map((r) => ({
+    id: String(r.id),
+    category: r.category,
+    eventType: r.event_type,
+    description: r.description,
+    platformUsername: r.platform_username,
+    platformUserId: r.platform_user_id === null ? null : String(r.platform_user_id),
+    issuedBy: r.issued_by,
+    code: r.code,
+    source: r.source,
+    receivedAt: r.received_at,
+  }))
+}
+
+/** Records entries as posted in the message `messageId`. */
+export async function markSent(db: Db, ids: readonly string[], messageId: string, at: Date): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .updateTable('log_entries')
+    .set({ delivery_state: 'sent', delivery_message_id: messageId, delivery_error: null, delivered_at: at })
+    .where('id', 'in', [...ids])
+    .where('delivery_state', '=', 'pending')
+    .execute()
+}
+
+/** Records entries Discord refused for good, with the reason. */
+export async function markFailed(db: Db, ids: readonly string[], reason: string): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .updateTable('log_entries')
+    .set({ delivery_state: 'failed', delivery_error: reason.slice(0, 300) })
+    .where('id', 'in', [...ids])
+    .where('delivery_state', '=', 'pending')
+    .execute()
+}
+
+/** Marks a category's pending entries `none` (it has no destination); returns how many. */
+export async function markNoDestination(db: Db, category: LogCategoryName): Promise<number> {
+  const result = await db
+    .updateTable('log_entries')
+    .set({ delivery_state: 'none' })
+    .where('category', '=', category)
+    .where('delivery_state', '=', 'pending')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+/** Entries of a category by delivery state. */
+export async function countDeliveryStates(db: Db, category: LogCategoryName): Promise<Record<DeliveryState, number>> {
+  const rows = await db
+    .selectFrom('log_entries')
+    .select(['delivery_state', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('category', '=', category)
+    .groupBy('delivery_state')
+    .execute()
+  const counts: Record<DeliveryState, number> = { pending: 0, sent: 0, failed: 0, none: 0 }
+  for (const r of rows) counts[r.delivery_state] = Number(r.n)
+  return counts
+}
+
+/** Puts a category's entries received at or after `since` back to pending (sent, failed or never sent); returns how many. */
+export async function replayEntries(db: Db, category: LogCategoryName, since: Date): Promise<number> {
+  const result = await db
+    .updateTable('log_entries')
+    .set({ delivery_state: 'pending', delivery_message_id: null, delivery_error: null, delivered_at: null })
+    .where('category', '=', category)
+    .where('received_at', '>=', since)
+    .where('delivery_state', 'in', ['sent', 'failed', 'none'])
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+/** The delivery consumer's view of `log_entries`. */
+export interface LogEntryRows {
+  /** True when the category has an entry waiting. */
+  hasPending(category: LogCategoryName): Promise<boolean>
+  /** The oldest pending entries of a category, in id order, waiting for earlier uncommitted ones. */
+  readPending(category: LogCategoryName, limit: number): Promise<EntryView[]>
+  /** Records entries as posted in the message `messageId`. */
+  markSent(ids: readonly string[], messageId: string, at: Date): Promise<void>
+  /** Records entries Discord refused for good. */
+  markFailed(ids: readonly string[], reason: string): Promise<void>
+  /** Marks a category's pending entries as having no destination. */
+  markNoDestination(category: LogCategoryName): Promise<number>
+  /** Entries of a category by delivery state. */
+  countDeliveryStates(category: LogCategoryName): Promise<Record<DeliveryState, number>>
+  /** Puts a category's entries received since `since` back to pending. */
+  replay(category: LogCategoryName, since: Date): Promise<number>
+}
+
+/** Creates the rows over a database. */
+export function createLogEntryRows(db: Kysely<Database>): LogEntryRows {
+  return {
+    hasPending: (category) => hasPending(db, category),
+    readPending: (category, limit) => readPending(db, category, limit),
+    markSent: (ids, messageId, at) => markSent(db, ids, messageId, at),
+    markFailed: (ids, reason) => markFailed(db, ids, reason),
+    markNoDestination: (category) => markNoDestination(db, category),
+    countDeliveryStates: (category) => countDeliveryStates(db, category),
+    replay: (category, since) => replayEntries(db, category, since),
+  }
+}

@@ -1,0 +1,108 @@
+/** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL): each row shape, once. */
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+import type { CodeState } from '../core/codes.js'
+import type { LogCategoryName } from '../core/log-categories.js'
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>
+
+/** `codes`: one row per code ever issued. */
+export interface CodesTable {
+  code: string
+  chat_user_id: string
+  state: CodeState
+  paused: ColumnType<boolean, boolean | undefined, boolean>
+  platform_user_id: string | null
+  platform_username: string | null
+  created_at: CreatedAt
+  bound_at: Date | null
+  updated_at: Date
+}
+
+/** `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */
+export interface ApiKeysTable {
+  id: string
+  name: string
+  secret_hash: string
+  created_at: CreatedAt
+  revoked_at: Date | null
+}
+
+/** `log_entries`: every accepted log event, from the API, the gateway or the service itself. */
+export interface LogEntriesTable {
+  id: Generated<string>
+  dedupe_key: string
+  category: LogCategoryName
+  event_type: string
+  description: string
+  platform_username: string | null
+  platform_user_id: string | null
+  issued_by: string | null
+  code: string | null
+  source: string
+  source_ip: string | null
+  data: string | null
+  received_at: Date
+  created_at: CreatedAt
+  /** Set by the delivery consumer; new rows start `pending` (the column default). */
+  delivery_state: ColumnType<DeliveryState, DeliveryState | undefined, DeliveryState>
+  delivery_message_id: ColumnType<string | null, string | null | undefined, string | null>
+  delivery_error: ColumnType<string | null, string | null | undefined, string | null>
+  delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
+/** Delivery state of a log entry: waiting, posted (with its message id), refused for good, or no destination. */
+export type DeliveryState = 'pending' | 'sent' | 'failed' | 'none'
+
+/** `log_destinations`: where each category's entries are posted (a channel id or a webhook URL). */
+export interface LogDestinationsTable {
+  category: LogCategoryName
+  kind: 'channel' | 'webhook'
+  target: string
+  set_by: string
+  disabled_at: Date | null
+  disabled_reason: string | null
+  updated_at: ColumnType<Date, Date | undefined, Date>
+}
+
+/** `watchlist`: platform user ids staff want reviewed by the safety check. */
+export interface WatchlistTable {
+  platform_user_id: string
+  reason: string | null
+  added_by: string
+  added_at: CreatedAt
+}
+
+/** `infractions`: moderation entries that named an existing code, attached to its chat user. */
+export interface InfractionsTable {
+  id: Generated<string>
+  log_entry_id: string
+  code: string
+  chat_user_id: string
+  platform_user_id: string | null
+  platform_username: string | null
+  event_type: string
+  description: string
+  issued_by: string | null
+  created_at: CreatedAt
+}
+
+/** `guild_whitelist`: guilds whose events are logged. */
+export interface GuildWhitelistTable {
+  guild_id: string
+  added_by: string
+  added_at: CreatedAt
+}
+
+/** The whole schema as Kysely sees it. */
+export interface Database {
+  guild_whitelist: GuildWhitelistTable
+  codes: CodesTable
+  api_keys: ApiKeysTable
+  log_entries: LogEntriesTable
+  infractions: InfractionsTable
+  log_destinations: LogDestinationsTable
+  watchlist: WatchlistTable
+}
+
+/** A Kysely instance or an open transaction on it: what the rows functions run their queries on. */
+export type Db = Kysely<Database> | Transaction<Database>

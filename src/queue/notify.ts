@@ -1,0 +1,34 @@
+/**
+ * The notify queue: the bind worker queues a "your code was linked" notice, the gateway consumes it and sends the DM
+ * (the sending itself is gateway/bound-notifier.ts, a plain function of the validated notice).
+ */
+import { Worker, type Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { BoundNoticeSchema, type BoundNotice } from '../schemas/jobs.js'
+import { createJobProcessor } from './job-processor.js'
+import { JobName, QueueName } from './names.js'
+
+/** Queues a notice; the job id makes a repeated notice (a retried bind) a no-op. */
+export type NotifyBound = (notice: BoundNotice, jobId: string) => Promise<void>
+
+/** Creates the producer over the notify queue. */
+export function createNotifyProducer(queue: Queue): NotifyBound {
+  return async (notice, jobId) => {
+    await queue.add(JobName.NotifyBound, notice, { jobId })
+  }
+}
+
+/** Creates the notify consumer (not yet running: call `run()` once the Discord client is ready). */
+export function createNotifyConsumer<R>(opts: {
+  connection: Redis
+  prefix: string
+  concurrency: number
+  send: (notice: BoundNotice) => Promise<R>
+}): Worker {
+  return new Worker(QueueName.Notify, createJobProcessor('bound notice', BoundNoticeSchema, (notice) => opts.send(notice)), {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency,
+    autorun: false,
+  })
+}

@@ -1,0 +1,66 @@
+/**
+ * Every Redis key the service uses is built here, under one prefix (`REDIS_PREFIX`, default `pl`).
+ *
+ * | key | type | holds | written by | read by |
+ * |---|---|---|---|---|
+ * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername` (see core/code-record.ts) | workers, gateway and CLI after each MySQL commit (code-cache.ts); rebuilt from MySQL at start when `{p}:codes:built` is missing | front (code-lookup.ts) |
+ * | `{p}:codes:rebuild:{run}` | hash, temporary | the next `{p}:codes` while a rebuild fills it; renamed over `{p}:codes` at the end (per-run name: two rebuilds never share one) | code-cache.ts rebuild | nobody (renamed) |
+ * | `{p}:codes:built` | string | ISO time of the last full rebuild of `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
+ * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE | as `{p}:codes`; a revoked code's holder entry is dropped by scripts/drop-holder.lua | gateway (presence-store.ts: which presences to keep) |
+ * | `{p}:holders:rebuild:{run}` | hash, temporary | the next `{p}:holders`, as `{p}:codes:rebuild:{run}` | code-cache.ts rebuild | nobody (renamed) |
+ * | `{p}:presence` | hash | field = the holder's live CODE, value = `shard|status|rendered activity lines` (see core/presence-entry.ts); keyed by code so the front reads it beside `{p}:codes` in one round trip | gateway (presence-store.ts, including the resync sweep); a revoked code's entry is removed with it (code-cache.ts) | front (code-lookup.ts), gateway sweep |
+ * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat (presence-store.ts) | front (code-lookup.ts: a stale shard's presences are ignored) |
+ * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start (api-key-copy.ts) | front (bearer check, api-key-copy.ts) |
+ * | `{p}:apikeys:sync:{run}` | hash, temporary | the next `{p}:apikeys` while a resync fills it, renamed over it in the same MULTI | api-key-copy.ts replace | nobody (renamed) |
+ * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker (roblox-user-cache.ts) | bind worker |
+ * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start (guild-set.ts) | gateway (audit events, guild-set.ts) |
+ * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE (message-cache.ts) | gateway on MESSAGE_UPDATE/DELETE (what was said) |
+ * | `{p}:rl:{route}:{ip}` | rate-limiter-flexible | points used in the current window | front (rate-limits.ts) | front |
+ * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (delivery-lease.ts: scripts/lease-*.lua compare-and-set) | delivery consumers |
+ * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer (delivery-rate-gate.ts: scripts/rate-gate-take.lua) | delivery consumer |
+ * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers (queue/) | workers, gateway (queue/) |
+ */
+
+/** The key set for one prefix. */
+export interface RedisKeys {
+  readonly prefix: string
+  readonly codes: string
+  readonly codesBuilt: string
+  readonly codesRebuild: (run: string) => string
+  readonly holders: string
+  readonly holdersRebuild: (run: string) => string
+  readonly presence: string
+  readonly presenceShards: string
+  readonly apiKeys: string
+  readonly apiKeysSync: (run: string) => string
+  readonly bullPrefix: string
+  readonly guilds: string
+  readonly deliveryRate: string
+  readonly deliveryLease: (category: string) => string
+  readonly message: (id: string) => string
+  readonly rateLimitPrefix: (route: string) => string
+  readonly robloxUser: (name: string) => string
+}
+
+/** Builds every key for a prefix. */
+export function createRedisKeys(prefix: string): RedisKeys {
+  return Object.freeze({
+    prefix,
+    codes: `${prefix}:codes`,
+    codesBuilt: `${prefix}:codes:built`,
+    codesRebuild: (run: string) => `${prefix}:codes:rebuild:${run}`,
+    holders: `${prefix}:holders`,
+    holdersRebuild: (run: string) => `${prefix}:holders:rebuild:${run}`,
+    presence: `${prefix}:presence`,
+    presenceShards: `${prefix}:presence:shards`,
+    apiKeys: `${prefix}:apikeys`,
+    apiKeysSync: (run: string) => `${prefix}:apikeys:sync:${run}`,
+    bullPrefix: `${prefix}:bull`,
+    guilds: `${prefix}:guilds`,
+    deliveryRate: `${prefix}:delivery:rate`,
+    deliveryLease: (category: string) => `${prefix}:delivery:lease:${category}`,
+    message: (id: string) => `${prefix}:msg:${id}`,
+    rateLimitPrefix: (route: string) => `${prefix}:rl:${route}`,
+    robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,
+  })
+}

@@ -1,0 +1,84 @@
+/**
+ * The presence hash and the holders it is keyed through: written by the gateway, read by callbacks and rpc through
+ * the code lookup (code-lookup.ts). The gateway finds a user's code in `{p}:holders` and sweeps a shard's entries here.
+ * Staleness rule: each gateway shard marks itself live in `{p}:presence:shards` (epoch ms until which its
+ * entries count) every few seconds; entries written by a shard whose mark has lapsed are served as no activity.
+ */
+import type { Redis } from 'ioredis'
+import { decodePresence, encodePresence, type PresenceEntry } from '../core/presence-entry.js'
+import type { RedisKeys } from './keys.js'
+
+/** Write side of the presence hash, and the holder reads that key it. */
+export interface PresenceStore {
+  /** The live code of a chat user; null when they hold none. */
+  codeOf(userId: string): Promise<string | null>
+  /** The live codes of the given users who hold one, by user id. */
+  codesOf(userIds: readonly string[]): Promise<Map<string, string>>
+  /** Sets or replaces the presence shown for a code (the live code of the user it belongs to). */
+  set(code: string, entry: PresenceEntry): Promise<void>
+  /** Sets many at once (a resync). */
+  setMany(entries: ReadonlyArray<readonly [code: string, entry: PresenceEntry]>): Promise<void>
+  /** Removes a code's presence (its user went offline or left every shared guild). */
+  clear(code: string): Promise<void>
+  /** Marks a shard live until `untilMs` (epoch ms). */
+  heartbeat(shard: number, untilMs: number): Promise<void>
+  /** Marks a shard dead at once (clean shutdown). */
+  markDead(shard: number): Promise<void>
+  /** Number of codes with a stored presence. */
+  size(): Promise<number>
+  /** Removes the entries written by `shard` whose code is not in `keep`; returns how many. */
+  sweepShard(shard: number, keep: ReadonlySet<string>): Promise<number>
+}
+
+/** Creates the store over a Redis client. */
+export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStore {
+  return {
+    codeOf: (userId) => redis.hget(keys.holders, userId),
+    async codesOf(userIds) {
+      const out = new Map<string, string>()
+      if (userIds.length === 0) return out
+      const codes = await redis.hmget(keys.holders, ...userIds)
+      userIds.forEach((id, i) => {
+        const code = codes[i]
+        if (code != null) out.set(id, code)
+      })
+      return out
+    },
+    async set(code, entry) {
+      await redis.hset(keys.presence, code, encodePresence(entry))
+    },
+    async setMany(entries) {
+      if (entries.length === 0) return
+      const args: string[] = []
+      for (const [code, entry] of entries) args.push(code, encodePresence(entry))
+      await redis.hset(keys.presence, ...args)
+    },
+    async clear(code) {
+      await redis.hdel(keys.presence, code)
+    },
+    async heartbeat(shard, untilMs) {
+      await redis.hset(keys.presenceShards, String(shard), String(untilMs))
+    },
+    async markDead(shard) {
+      await redis.hdel(keys.presenceShards, String(shard))
+    },
+    async size() {
+      return redis.hlen(keys.presence)
+    },
+    async sweepShard(shard, keep) {
+      let removed = 0
+      let cursor = '0'
+      do {
+        const [next, flat] = await redis.hscan(keys.presence, cursor, 'COUNT', 1000)
+        cursor = next
+        const stale: string[] = []
+        for (let i = 0; i < flat.length; i += 2) {
+          const entry = decodePresence(flat[i + 1]!)
+          if (entry?.shard === shard && !keep.has(flat[i]!)) stale.push(flat[i]!)
+        }
+        if (stale.length > 0) removed += await redis.hdel(keys.presence, ...stale)
+      } while (cursor !== '0')
+      return removed
+    },
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Builds the gateway process: a sharded discord.js client whose caches hold little more than guilds and channels
+ * (presences, members and messages are handled from raw dispatches), the presence sync, slash commands, audit
+ * events and the bound-code DM consumer.
+ */
+import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Status } from 'discord.js'
+import type { CodeService } from '../codes/code-service.js'
+import { AUDIT_EVENTS, createAuditEvents } from '../gateway/audit-events.js'
+import { createBoundNotifier } from '../gateway/bound-notifier.js'
+import { COMMAND_DEFINITIONS } from '../gateway/command-definitions.js'
+import { createCommandHandler } from '../gateway/command-handler.js'
+import { createPresenceSync, type MembersChunk, type PresenceSync } from '../gateway/presence-sync.js'
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
+import { createInfractionRows } from '../mysql/infraction-rows.js'
+import { createWatchlistRows } from '../mysql/watchlist-rows.js'
+import { JobName, QueueName } from '../queue/names.js'
+import { createNotifyConsumer } from '../queue/notify.js'
+import { createLogProducer, createQueue } from '../queue/queues.js'
+import { createMessageCache } from '../redis/message-cache.js'
+import { createPresenceStore } from '../redis/presence-store.js'
+import type { ProcessContext } from './process-context.js'
+import { buildCodeService, buildGuildWhitelist } from './services.js'
+import { openDatabase, openRedis, prepareRedisCopies } from './storage.js'
+
+/** A started gateway. */
+export interface GatewayRuntime {
+  client: Client<true>
+  sync: PresenceSync
+  codes: CodeService
+}
+
+/** The intents the features need; MessageContent only when configured. */
+export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
+  const intents = [
+    GatewayIntentBits.Guilds,
+    GatewayIntentBits.GuildMembers,
+    GatewayIntentBits.GuildPresences,
+    GatewayIntentBits.GuildMessages,
+    GatewayIntentBits.GuildModeration,
+    GatewayIntentBits.DirectMessages,
+  ]
+  if (messageContent) intents.push(GatewayIntentBits.MessageContent)
+  return intents
+}
+
+/** Shard status sink (the gateway metrics); built once the presence count can be read. */
+export type GatewayMetricsFactory = (presenceEntries: () => Promise<number>) => GatewayMetrics
+
+const PING_REPORT_MS = 15_000
+
+/** Starts the gateway and resolves when every shard is ready. */
+export async function startGateway(ctx: ProcessContext, metricsFactory?: GatewayMetricsFactory): Promise<GatewayRuntime> {
+  const { config, keys, log } = ctx
+  if (config.discordToken === '') throw new Error('DISCORD_TOKEN is not set: the gateway needs a bot token (npm start runs the sandbox instead)')
+  const db = await openDatabase(ctx, 5)
+  const redis = await openRedis(ctx, 'request', 'gateway')
+  const cache = await prepareRedisCopies(ctx, db, redis)
+  const whitelist = buildGuildWhitelist(db, redis, keys, config.guildWhitelist)
+  await whitelist.sync()
+  const codes = buildCodeService(db, cache)
+  const store = createPresenceStore(redis, keys)
+  const metrics = metricsFactory?.(() => store.size())
+  const auditQueue = createQueue(QueueName.Audit, redis, keys.bullPrefix)
+  ctx.shutdown.register('audit-queue', () => auditQueue.close())
+
+  const client = new Client({
+    intents: gatewayIntents(config.messageContent),
+    shards: [...config.shardIds],
+    shardCount: config.shardCount,
+    ...(config.discordApi === '' ? {} : { rest: { api: config.discordApi } }),
+    allowedMentions: { parse: [] },
+    makeCache: Options.cacheWithLimits({
+      MessageManager: 0,
+      PresenceManager: 0,
+      ReactionManager: 0,
+      ReactionUserManager: 0,
+      GuildEmojiManager: 0,
+      GuildStickerManager: 0,
+      GuildScheduledEventManager: 0,
+      GuildInviteManager: 0,
+      GuildBanManager: 0,
+      StageInstanceManager: 0,
+      VoiceStateManager: 0,
+      ThreadMemberManager: 0,
+      AutoModerationRuleManager: 0,
+      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+    }),
+  })
+
+  const sync = createPresenceSync({
+    store,
+    gamePlatformName: config.gamePlatformName,
+    log,
+    requestMembers: (shardId, payload) => client.ws.shards.get(shardId)?.send({ op: 8, d: payload }),
+    guilds: () => client.guilds.cache.map((g) => ({ id: g.id, shardId: g.shardId })),
+    readyShards: () => client.ws.shards.filter((s) => s.status === Status.Ready).map((s) => s.id),
+  })
+  const refresh = (userId: string) => {
+    sync.refreshUser(userId).catch((err: Error) => log.warn({ err: err.message, userId }, 'presence refresh failed'))
+  }
+  const resync = (shardId: number) => {
+    sync
+      .beat()
+      .then(() => sync.resyncShard(shardId))
+      .catch((err: Error) => log.warn({ err: err.message, shard: shardId }, 'presence resync failed'))
+  }
+
+  client.ws.on(GatewayDispatchEvents.PresenceUpdate, (d: Parameters<PresenceSync['onPresenceUpdate']>[0], shardId: number) => {
+    sync.onPresenceUpdate(d, shardId).catch((err: Error) => log.warn({ err: err.message }, 'presence write failed'))
+  })
+  client.ws.on(GatewayDispatchEvents.GuildMembersChunk, (d: MembersChunk) => sync.onMembersChunk(d))
+  client.on(Events.ShardReady, resync)
+  client.on(Events.ShardResume, resync)
+  if (metrics !== undefined) {
+    for (const shard of config.shardIds) metrics.setShardReady(shard, false)
+    client.on(Events.ShardReady, (shard) => metrics.setShardReady(shard, true))
+    client.on(Events.ShardResume, (shard) => metrics.setShardReady(shard, true))
+    client.on(Events.ShardDisconnect, (_event, shard) => metrics.setShardReady(shard, false))
+    client.on(Events.ShardReconnecting, (shard) => metrics.setShardReady(shard, false))
+    const pings = setInterval(() => client.ws.shards.forEach((s) => metrics.setShardPing(s.id, s.ping)), PING_REPORT_MS)
+    pings.unref()
+    ctx.shutdown.register('shard-pings', () => clearInterval(pings))
+  }
+
+  const audit = createAuditEvents({
+    messages: createMessageCache(redis, keys),
+    isWhitelisted: whitelist.isWhitelisted,
+    messageContent: config.messageContent,
+    retentionDays: config.messageRetentionDays,
+    enqueue: createLogProducer(auditQueue, JobName.Audit),
+    log,
+  })
+  for (const t of ['MESSAGE_CREATE', ...AUDIT_EVENTS]) {
+    client.ws.on(t as GatewayDispatchEvents, (d: Record<string, unknown>) => {
+      audit(t, d).catch((err: Error) => log.error({ err: err.message, event: t }, 'audit event lost'))
+    })
+  }
+  client.ws.on(GatewayDispatchEvents.GuildMemberRemove, (d: { user?: { id: string } }) => {
+    if (d.user !== undefined) refresh(d.user.id)
+  })
+
+  client.on(
+    Events.InteractionCreate,
+    createCommandHandler({
+      codes,
+      infractions: createInfractionRows(db),
+      watchlist: createWatchlistRows(db),
+      staffRoleId: config.staffRoleId, gamePlatformName: config.gamePlatformName,
+      log,
+      onHolderChanged: refresh,
+    }),
+  )
+
+  const registerCommands = async (guildId?: string) => {
+    const app = client.application
+    if (app === null) return
+    if (config.commandScope === 'global') await app.commands.set([...COMMAND_DEFINITIONS] as never)
+    else if (guildId !== undefined) await app.commands.set([...COMMAND_DEFINITIONS] as never, guildId)
+  }
+  client.on(Events.GuildCreate, (guild) => {
+    if (config.commandScope === 'guild') registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
+    resync(guild.shardId)
+  })
+  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shard: shardId, code: event.code }, 'shard disconnected'))
+  client.on(Events.ShardReconnecting, (shardId) => log.warn({ shard: shardId }, 'shard reconnecting'))
+  client.on(Events.Error, (err) => log.error({ err: err.message }, 'discord client error'))
+
+  const notifyConnection = await openRedis(ctx, 'worker', 'notify')
+  const notifier = createNotifyConsumer({
+    connection: notifyConnection,
+    prefix: keys.bullPrefix,
+    concurrency: 4,
+    send: createBoundNotifier(client, config.gamePlatformName),
+  })
+  notifier.on('failed', (job, err) => log.warn({ jobId: job?.id, err: err.message }, 'bound notice failed'))
+
+  ctx.shutdown.register('discord', async () => {
+    await notifier.close()
+    await sync.stop([...config.shardIds])
+    await client.destroy()
+  })
+
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve))
+  await client.login(config.discordToken)
+  const readyClient = await ready
+  if (config.commandScope === 'global') await registerCommands()
+  else await Promise.all(readyClient.guilds.cache.map((g) => registerCommands(g.id)))
+  sync.startHeartbeat()
+  await sync.beat()
+  void notifier.run()
+  log.info({ shards: config.shardIds, shardCount: config.shardCount, guilds: readyClient.guilds.cache.size, user: readyClient.user.tag }, 'gateway ready')
+  return { client: readyClient, sync, codes }
+}

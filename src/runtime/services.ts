@@ -1,0 +1,47 @@
+/**
+ * The features built over real clients: each function hands a feature the rows and Redis copies it needs. Used by
+ * the process runtimes, the CLI, tests and benchmarks, so every caller wires a feature the same way.
+ */
+import type { Redis } from 'ioredis'
+import type { Kysely } from 'kysely'
+import { createApiKeyService, type ApiKeyService } from '../auth/api-key-service.js'
+import { createCodeService, type CodeService } from '../codes/code-service.js'
+import { createGuildWhitelist, type GuildWhitelist } from '../gateway/guild-whitelist.js'
+import { createApiKeyRows } from '../mysql/api-key-rows.js'
+import { createCodeRows } from '../mysql/code-rows.js'
+import { createDestinationRows } from '../mysql/destination-rows.js'
+import { createGuildWhitelistRows } from '../mysql/guild-whitelist-rows.js'
+import { createInfractionRows } from '../mysql/infraction-rows.js'
+import type { Database } from '../mysql/schema.js'
+import { createTransactions } from '../mysql/transactions.js'
+import { createWatchlistRows } from '../mysql/watchlist-rows.js'
+import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import type { CodeCache } from '../redis/code-cache.js'
+import { createGuildSet } from '../redis/guild-set.js'
+import type { RedisKeys } from '../redis/keys.js'
+import { createSafetyService, type SafetyService } from '../safety/safety-service.js'
+
+/** The code service over MySQL and a code cache (write-through only; rebuilding the cache is storage.ts's job). */
+export function buildCodeService(db: Kysely<Database>, cache: CodeCache): CodeService {
+  return createCodeService({ rows: createCodeRows(db), transactions: createTransactions(db), cache })
+}
+
+/** The API key service over MySQL and the front's Redis copy. */
+export function buildApiKeyService(db: Kysely<Database>, redis: Redis, keys: RedisKeys): ApiKeyService {
+  return createApiKeyService({ rows: createApiKeyRows(db), copy: createApiKeyCopy(redis, keys) })
+}
+
+/** The guild whitelist over MySQL and the gateway's Redis copy; `fromEnv` is GUILD_WHITELIST. */
+export function buildGuildWhitelist(db: Kysely<Database>, redis: Redis, keys: RedisKeys, fromEnv: readonly string[]): GuildWhitelist {
+  return createGuildWhitelist({ rows: createGuildWhitelistRows(db), set: createGuildSet(redis, keys), fromEnv })
+}
+
+/** The safety and info reads over MySQL; `discordApi` is DISCORD_API (stored destinations are re-read with it). */
+export function buildSafetyService(db: Kysely<Database>, discordApi: string): SafetyService {
+  return createSafetyService({
+    codes: createCodeRows(db),
+    infractions: createInfractionRows(db),
+    watchlist: createWatchlistRows(db),
+    destinations: createDestinationRows(db, discordApi),
+  })
+}

@@ -1,0 +1,55 @@
+/** The front's bind client against real BullMQ queues: the timeout path, result validation and the retry policy. */
+import { Worker } from 'bullmq'
+import t from 'tap'
+import { BIND_ATTEMPTS, createBindClient, InvalidBindResultError } from '../../src/queue/bind-client.js'
+import { QueueName } from '../../src/queue/names.js'
+import { createQueue, createQueueEvents } from '../../src/queue/queues.js'
+import { openRedis } from '../../src/runtime/storage.js'
+import { startStack, type Teardown } from '../helpers/stack.js'
+
+const JOB = { code: 'ABCD', platformUsername: 'Bind_Client', platformUserId: '7', source: 'test', requestId: 'r1' }
+
+t.test('the bind client', async (t) => {
+  const stack = await startStack(t, { front: false, consumers: [] })
+  const queueRedis = await openRedis(stack.ctx, 'request', 'bind-client-queue')
+  let n = 0
+  // A fresh BullMQ prefix per case, so one case's worker never takes another case's job.
+  const setup = async (t: Teardown, timeoutMs: number, processor?: () => Promise<unknown>) => {
+    const prefix = `${stack.ctx.keys.bullPrefix}:case${++n}`
+    const queue = createQueue(QueueName.Bind, queueRedis, prefix)
+    const events = createQueueEvents(QueueName.Bind, await openRedis(stack.ctx, 'worker', `case${n}-events`), prefix)
+    await events.waitUntilReady()
+    t.teardown(() => Promise.all([queue.close(), events.close()]))
+    if (processor !== undefined) {
+      const worker = new Worker(QueueName.Bind, processor, { connection: await openRedis(stack.ctx, 'worker', `case${n}-worker`), prefix })
+      t.teardown(() => worker.close())
+    }
+    return { queue, submit: createBindClient({ queue, events, timeoutMs }) }
+  }
+
+  t.test('without a worker the wait ends at the timeout with null (the front answers 503 bind_timeout)', async (t) => {
+    const { queue, submit } = await setup(t, 200)
+    t.equal(await submit(JOB), null)
+    const [job] = await queue.getJobs(['waiting'])
+    t.same(job?.data, JOB, 'the job stays queued for a worker to pick up later')
+    t.equal(job?.opts.attempts, BIND_ATTEMPTS, 'with the bind retry policy')
+  })
+
+  t.test('a valid result comes back as the worker returned it', async (t) => {
+    const { submit } = await setup(t, 5000, async () => ({ status: 'bound', platformUsername: 'Bind_Client' }))
+    t.same(await submit(JOB), { status: 'bound', platformUsername: 'Bind_Client' })
+  })
+
+  t.test('an invalid result is a clear error, not a cast', async (t) => {
+    const { submit } = await setup(t, 5000, async () => ({ status: 'linked' }))
+    await t.rejects(submit(JOB), InvalidBindResultError)
+    await t.rejects(submit(JOB), { message: /^bind job \d+ finished with an invalid result/ })
+  })
+
+  t.test('a job that failed for good rejects with its reason', async (t) => {
+    const { submit } = await setup(t, 5000, async () => {
+      throw new Error('worker exploded')
+    })
+    await t.rejects(submit({ ...JOB, requestId: 'r2' }), { message: /worker exploded/ })
+  })
+})
