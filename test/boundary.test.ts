@@ -41,12 +41,6 @@ const IO_PACKAGES = [
   'worker_threads',
 ]
 
-/**
- * Files still without a header, owned by another branch of this restructuring (the sandbox helper adds them);
- * the lead removes this list when merging that branch.
- */
-const HEADER_PENDING = ['src/sandbox.ts', 'src/sandbox/']
-
 const SPECIFIER = /\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g
 
 /** The module specifiers a source text imports or re-exports (static, side-effect and dynamic imports). */
@@ -64,7 +58,7 @@ const within = (path: string, rooms: readonly string[]) => rooms.some((room) => 
 /** Every boundary problem of one file; `path` is repository-relative with forward slashes. */
 export function boundaryProblems(path: string, text: string): string[] {
   const problems: string[] = []
-  if (!/^(?:#![^\n]*\n)?\s*(?:\/\*|\/\/)/.test(text) && !within(path, HEADER_PENDING)) problems.push(`${path}: does not open with a header comment`)
+  if (!/^(?:#![^\n]*\n)?\s*(?:\/\*|\/\/)/.test(text)) problems.push(`${path}: does not open with a header comment`)
   const pure = path.startsWith('src/core/') ? 'core' : path.startsWith('src/schemas/') ? 'schemas' : null
   const clientsAllowed = within(path, CLIENT_ROOMS) || ENTRY_POINTS.includes(path)
   for (const specifier of specifiersOf(text)) {
