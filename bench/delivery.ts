@@ -1,7 +1,7 @@
 /**
  * Delivery benchmark, never part of `npm test`: `npm run build && node dist/bench/delivery.js [ENTRIES] [RUNS]`
  * (defaults 5,000 and 3). Runs the measurement of bench/measurements/delivery-throughput.ts and prints its table
- * (the layout of the README's "Measured" delivery table). Removes what it made.
+ * (the layout of docs/delivery.md's "Measured" table). Removes what it made.
  */
 import { createBenchLog, stopAll, stopOnSignals } from './harness/processes.js'
 import { measureDelivery, TRICKLE_PER_SECOND } from './measurements/delivery-throughput.js'

@@ -1,6 +1,6 @@
 /**
  * The only module that reads process.env. Every variable is validated at once; a bad environment
- * lists every problem and the process exits non-zero (see README "Configuration").
+ * lists every problem and the process exits non-zero (see docs/configuration.md).
  */
 import { cpus } from 'node:os'
 import * as v from 'valibot'

@@ -1,6 +1,6 @@
 /**
  * Entry point: `npm start`. Runs every part of the service as a child process and restarts any that dies.
- * The list below is the whole system; the README's process table mirrors it.
+ * The list below is the whole system; docs/operations.md's process table mirrors it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'

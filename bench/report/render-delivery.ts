@@ -1,4 +1,4 @@
-/** The delivery benchmark's printed table and median line (the README's "Measured" table has this layout). */
+/** The delivery benchmark's printed table and median line (docs/delivery.md's "Measured" table has this layout). */
 import type { DeliveryResult, DeliveryRun } from '../measurements/delivery-throughput.js'
 import { fixed, int, median, table } from '../stats.js'
 

@@ -1,7 +1,7 @@
 /**
  * The delivery consumer: posts stored log entries to each category's destination, in order, batched.
  *
- * Ordering: for each category, exactly one process posts at a time, the holder of a Redis lease (lease.ts); every
+ * Ordering: for each category, exactly one process posts at a time, the holder of a Redis lease (redis/delivery-lease.ts); every
  * delivery process runs a loop per category and the others only retry the lease, so any number of processes can
  * run and one takes over within the lease's life (15 s) when the holder dies. The holder reads the oldest pending
  * entries by id with a locking read (mysql/log-entry-rows.ts), so an entry whose transaction commits late is waited for,

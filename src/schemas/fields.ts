@@ -1,4 +1,4 @@
-/** Field rules shared by the request schemas, with the limits documented in the README. */
+/** Field rules shared by the request schemas, with the limits documented in docs/api.md. */
 import * as v from 'valibot'
 import { CODE_FORMAT_TEXT, CODE_PATTERN } from '../core/codes.js'
 
