@@ -89,8 +89,9 @@ export function staffInfo(record: CodeRecord, total: number, pardoned: number, r
   ]
   for (const i of recent) {
     const pardon = i.pardon === null ? '' : ` (pardoned by ${oneLine(i.pardon.by, 40)})`
-    lines.push(`- #${i.id} ${i.createdAt.toISOString().slice(0, 16).replace('T', ' ')} ${oneLine(i.eventType, 64)}${i.issuedBy === null ? '' : ` by ${oneLine(i.issuedBy, 40)}`}: ${oneLine(i.description, 120)}`)
+    lines.push(`- #${i.id} ${i.createdAt.toISOString().slice(0, 16).replace('T', ' ')} ${oneLine(i.eventType, 64)}${i.issuedBy === null ? '' : ` by ${oneLine(i.issuedBy, 40)}`}: ${oneLine(i.description, 120)}${pardon}`)
   }
-  if (total > recent.length) lines.push(`(${total - recent.length} older; see GET /api/v1/info/${record.code})`)
+  // Not the info URL: it would carry the full code.
+  if (total > recent.length) lines.push(`(${total - recent.length} older; the info endpoint lists them all)`)
   return lines.join('\n')
 }
