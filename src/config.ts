@@ -124,6 +124,7 @@ const EnvEntries = v.object({
   SHARD_COUNT: v.optional(intString('SHARD_COUNT', 1, 4096), '1'),
   SHARD_IDS: v.optional(v.pipe(list, v.check((xs) => xs.every((x) => /^\d+$/.test(x)), 'SHARD_IDS must be a comma list of shard numbers')), ''),
   GUILD_WHITELIST: v.optional(snowflakeList('GUILD_WHITELIST'), ''),
+  STAFF_GUILD_IDS: v.optional(snowflakeList('STAFF_GUILD_IDS'), ''),
   STAFF_ROLE_ID: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^(\d{1,20})?$/, 'STAFF_ROLE_ID must be a Discord id')), ''),
   MESSAGE_CONTENT: v.optional(onOff('MESSAGE_CONTENT'), 'off'),
   COMMAND_SCOPE: v.optional(v.picklist(['guild', 'global'], 'COMMAND_SCOPE must be guild or global'), 'guild'),
@@ -212,6 +213,8 @@ export type Config = Readonly<{
   shardCount: number
   shardIds: readonly number[]
   guildWhitelist: readonly string[]
+  /** Guilds whose staff act for this deployment: `/staff` is registered and obeyed only there (empty: nowhere). */
+  staffGuildIds: readonly string[]
   staffRoleId: string
   messageContent: boolean
   commandScope: 'guild' | 'global'
@@ -274,6 +277,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       shardCount: o.SHARD_COUNT,
       shardIds: Object.freeze(shardIds),
       guildWhitelist: Object.freeze([...o.GUILD_WHITELIST]),
+      staffGuildIds: Object.freeze([...o.STAFF_GUILD_IDS]),
       staffRoleId: o.STAFF_ROLE_ID,
       messageContent: o.MESSAGE_CONTENT,
       commandScope: o.COMMAND_SCOPE,

@@ -124,6 +124,8 @@ for (const part of PARTS.filter((p) => p.when)) {
       ROBLOX_USERS_API: `${sandboxUrl}/roblox`,
       GUILD_WHITELIST: [...config.guildWhitelist, state.defaultGuildId].join(','),
       STAFF_ROLE_ID: config.staffRoleId === '' ? state.staffRoleId : config.staffRoleId,
+      // The sandbox guild is where its staff act; staff guilds configured besides it keep working.
+      STAFF_GUILD_IDS: [...config.staffGuildIds, state.defaultGuildId].join(','),
     })
   }
 }

@@ -162,6 +162,20 @@ const WATCHLIST: CommandGroup = {
   ],
 }
 
+const INFRACTIONS: CommandGroup = {
+  kind: 'group',
+  name: 'infractions',
+  summary: 'moderation entries attached to chat users',
+  commands: [
+    adminCommand({
+      name: 'pardon',
+      summary: 'pardon an infraction: it stays in the log but no longer counts for the safety check',
+      args: { positionals: [{ name: 'ID', summary: 'infraction id, as GET /api/v1/info lists it' }], flags: { reason: { type: 'string', value: 'TEXT', summary: 'why, kept with the pardon' } } },
+      run: async (ctx, { positionals: [id], flags }) => (await delivery()).pardonInfractionCommand(ctx, id, flags.reason),
+    }),
+  ],
+}
+
 /** The command table: processes first, then administration, in the order `presence-link --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   { kind: 'process', name: 'serve', summary: 'everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)', args: {}, entry: new URL('../serve.js', import.meta.url) },
@@ -182,4 +196,5 @@ export const COMMANDS: readonly Command[] = [
   DESTINATIONS,
   LOGS,
   WATCHLIST,
+  INFRACTIONS,
 ]

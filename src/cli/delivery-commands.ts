@@ -1,9 +1,10 @@
-/** Operator commands for delivery and safety: destinations, logs replay, watchlist. The last line is the result. */
+/** Operator commands for delivery and safety: destinations, logs replay, watchlist, pardons. The last line is the result. */
 import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget } from '../core/destination.js'
 import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../core/log-categories.js'
 import { MAX_WATCH_REASON, PLATFORM_USER_ID } from '../core/watchlist.js'
 import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../mysql/destination-rows.js'
 import { countDeliveryStates, replayEntries } from '../mysql/log-entry-rows.js'
+import { MAX_PARDON_REASON, pardonInfraction } from '../mysql/infraction-rows.js'
 import { addToWatchlist, listWatchlist, removeFromWatchlist } from '../mysql/watchlist-rows.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase } from '../runtime/storage.js'
@@ -136,4 +137,21 @@ export async function changeWatchlistCommand(
   if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_WATCH_REASON)) return usage(`--reason must be 1-${MAX_WATCH_REASON} characters`)
   const outcome = await addToWatchlist(db, { platformUserId: id, reason: reason?.trim() ?? null, addedBy: operatorName() })
   return { lines: [outcome === 'added' ? `added ${id} to the watchlist` : `${id} was already on the watchlist; reason updated`], exitCode: 0 }
+}
+
+/** `presence-link infractions ARGS` in this process. */
+export function infractionsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['infractions', ...args])
+}
+
+/** `presence-link infractions pardon ID [--reason R]`: the infraction stays in the log but stops counting for safety. */
+export async function pardonInfractionCommand(ctx: ProcessContext, id: string | undefined, reason: string | undefined): Promise<CommandOutput> {
+  if (id === undefined || !/^[1-9]\d{0,18}$/.test(id)) return usage('infractions pardon needs an infraction ID (a positive whole number, as GET /api/v1/info lists it)')
+  if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_PARDON_REASON)) return usage(`--reason must be 1-${MAX_PARDON_REASON} characters`)
+  const db = await openDatabase(ctx, 2)
+  const result = await pardonInfraction(db, id, operatorName(), reason?.trim() ?? null)
+  if (result.outcome === 'not_found') return fail(`no infraction ${id}`)
+  const i = result.infraction
+  if (result.outcome === 'already_pardoned') return fail(`infraction ${id} was already pardoned by ${i.pardon?.by ?? '?'}`)
+  return { lines: [`pardoned infraction ${id} (${i.eventType} on code ${i.code}, chat user ${i.chatUserId}): kept in the log, no longer counted by the safety check`], exitCode: 0 }
 }

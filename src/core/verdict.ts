@@ -33,7 +33,7 @@ export interface SafetyFacts {
   code: { code: string; state: CodeState; platformUserId: string | null } | null
   /** Banned codes linked to this platform user id (besides the given one). */
   bannedLinkedCodes: readonly string[]
-  /** Infractions of the given code's chat user or of this platform user id. */
+  /** Unpardoned infractions of the given code's chat user or of this platform user id (a pardon takes one out). */
   infractions: number
   watch: { reason: string | null } | null
 }

@@ -1,8 +1,11 @@
-/** Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. */
+/**
+ * Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. Staff commands
+ * act only in the staff guilds and never show a user's full code.
+ */
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { describeRefusal, isCode, type CodeAction } from '../core/codes.js'
-import { codeReply, staffInfo } from '../core/replies.js'
+import { codeReply, maskCode, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from '../core/replies.js'
 import { PLATFORM_USER_ID } from '../core/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
@@ -13,11 +16,15 @@ import { NOT_ME_PREFIX } from './command-definitions.js'
 /** What the handler needs. */
 export interface CommandHandlerDeps {
   codes: CodeService
-  infractions: Pick<InfractionRows, 'count' | 'list'>
+  infractions: Pick<InfractionRows, 'count' | 'list' | 'pardon'>
   watchlist: Pick<WatchlistRows, 'add' | 'remove'>
+  /** The guilds whose staff act for this deployment (STAFF_GUILD_IDS); staff commands anywhere else are refused. */
+  staffGuildIds: readonly string[]
   staffRoleId: string
   gamePlatformName: string
   log: Logger
+  /** Sends a DM (the rotated code goes to its owner this way). */
+  sendDm(userId: string, content: string): Promise<DmOutcome>
   /** Called after a user's code changed hands, so their presence is refreshed or cleared. */
   onHolderChanged(userId: string): void
 }
@@ -66,10 +73,18 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     }
   }
 
+  const staffGuilds = new Set(deps.staffGuildIds)
+
   const staff = async (i: ChatInputCommandInteraction): Promise<string> => {
+    // First, before reading any option: Manage Server in some other guild the bot is in must grant nothing here.
+    if (i.guildId === null || !staffGuilds.has(i.guildId)) {
+      log.warn({ guild: i.guildId, user: i.user.id, command: i.commandName }, 'staff command outside the staff guilds refused')
+      return 'Staff commands work only in the staff server of this service.'
+    }
     if (!isStaff(i, deps.staffRoleId)) return 'Only staff can use this command.'
     const sub = i.options.getSubcommand()
     if (sub === 'watch' || sub === 'unwatch') return watch(i, sub)
+    if (sub === 'pardon') return pardon(i)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return 'Give either a user or a code.'
@@ -80,19 +95,32 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       if (userId === undefined) return 'No such code.'
       const { previous, code } = await codes.rotate(userId, actorOf(i))
       deps.onHolderChanged(userId)
-      return `${previous === undefined ? 'The user had no code.' : `Code **${previous.code}** retired.`} New code for <@${userId}>: **${code.code}** (shown to them by /code).`
+      const old = previous?.code ?? null
+      const dm = await deps.sendDm(userId, rotatedDm(code.code, old, deps.gamePlatformName))
+      return rotatedReply(userId, old, code.code, dm)
     }
     if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
     if (sub === 'info') {
-      const [total, page] = await Promise.all([
+      const [total, pardoned, page] = await Promise.all([
         deps.infractions.count({ code: record.code }),
+        deps.infractions.count({ code: record.code, pardoned: true }),
         deps.infractions.list({ code: record.code, limit: RECENT_INFRACTIONS }),
       ])
-      return staffInfo(record, total, page.infractions)
+      return staffInfo(record, total, pardoned, page.infractions)
     }
     const result = await codes.act(record.code, sub as CodeAction, actorOf(i))
     if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
-    return `Done: ${sub} on code **${record.code}** of <@${record.chatUserId}>.`
+    return `Done: ${sub} on code **${maskCode(record.code)}** of <@${record.chatUserId}>.`
+  }
+
+  const pardon = async (i: ChatInputCommandInteraction): Promise<string> => {
+    const id = String(i.options.getInteger('infraction', true))
+    if (!/^[1-9]\d{0,18}$/.test(id)) return 'An infraction id is a positive whole number (the # in /staff info).'
+    const result = await deps.infractions.pardon(id, actorOf(i).name, i.options.getString('reason'))
+    if (result.outcome === 'not_found') return `No infraction #${id}.`
+    const of = `infraction #${id} (${result.infraction.eventType.slice(0, 64)}) of <@${result.infraction.chatUserId}>`
+    if (result.outcome === 'already_pardoned') return `Nothing changed: ${of} was already pardoned by ${result.infraction.pardon?.by ?? '?'}.`
+    return `Pardoned ${of}: it stays in the log and no longer counts for the safety check.`
   }
 
   const watch = async (i: ChatInputCommandInteraction, sub: 'watch' | 'unwatch'): Promise<string> => {

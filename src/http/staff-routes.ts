@@ -62,6 +62,7 @@ export function infoBody(info: CodeInfo): Record<string, unknown> {
     paused: info.paused,
     linked_at: info.linkedAt === null ? null : info.linkedAt.toISOString(),
     infraction_count: info.infractionCount,
+    pardoned_count: info.pardonedCount,
     infractions: info.page.infractions.map((i) => ({
       id: Number(i.id),
       event_type: i.eventType,
@@ -71,6 +72,10 @@ export function infoBody(info: CodeInfo): Record<string, unknown> {
       platform_username: i.platformUsername,
       platform_user_id: asNumber(i.platformUserId),
       created_at: i.createdAt.toISOString(),
+      pardoned: i.pardon !== null,
+      pardoned_at: i.pardon === null ? null : i.pardon.at.toISOString(),
+      pardoned_by: i.pardon?.by ?? null,
+      pardon_reason: i.pardon?.reason ?? null,
     })),
     ...(info.page.nextBefore === null ? {} : { next_before: Number(info.page.nextBefore) }),
   }

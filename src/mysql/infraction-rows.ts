@@ -2,8 +2,8 @@
  * Every query on `infractions` (moderation entries that named a live code, attached to its chat user): the insert
  * made with the log entry, and the pages and counts the info endpoint, the safety check and staff commands read.
  */
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
-import type { Database, Db } from './schema.js'
+import { sql, type Kysely, type SelectQueryBuilder, type Selectable } from 'kysely'
+import type { Database, Db, InfractionsTable } from './schema.js'
 
 /** One infraction. */
 export interface Infraction {
@@ -17,16 +17,33 @@ export interface Infraction {
   description: string
   issuedBy: string | null
   createdAt: Date
+  /** Set once staff pardoned it: it stays listed but no longer counts for the safety verdict. */
+  pardon: InfractionPardon | null
 }
 
-/** An infraction to store: its log entry and what it says (the id and time are the database's). */
-export type NewInfraction = Omit<Infraction, 'id' | 'createdAt'>
+/** Who pardoned an infraction, when and why. */
+export interface InfractionPardon {
+  at: Date
+  by: string
+  reason: string | null
+}
+
+/** An infraction to store: its log entry and what it says (the id, time and pardon are the database's). */
+export type NewInfraction = Omit<Infraction, 'id' | 'createdAt' | 'pardon'>
+
+/** What a pardon did: `pardoned`, or why nothing changed. */
+export type PardonOutcome = { outcome: 'pardoned'; infraction: Infraction } | { outcome: 'already_pardoned'; infraction: Infraction } | { outcome: 'not_found' }
+
+/** Longest pardon reason kept. */
+export const MAX_PARDON_REASON = 200
 
 /** Which infractions: every given field must match (none given: all of them). */
 export interface InfractionFilter {
   code?: string
   chatUserId?: string
   platformUserId?: string
+  /** true: only pardoned ones; false: only those still counting; absent: both. */
+  pardoned?: boolean
 }
 
 /** A page, newest first; `nextBefore` is the `before` of the next page, null on the last one. */
@@ -53,7 +70,24 @@ function filtered<O>(q: SelectQueryBuilder<Database, 'infractions', O>, f: Infra
   if (f.code !== undefined) out = out.where('code', '=', f.code)
   if (f.chatUserId !== undefined) out = out.where('chat_user_id', '=', f.chatUserId)
   if (f.platformUserId !== undefined) out = out.where('platform_user_id', '=', f.platformUserId)
+  if (f.pardoned !== undefined) out = out.where('pardoned_at', f.pardoned ? 'is not' : 'is', null)
   return out
+}
+
+function toInfraction(r: Selectable<InfractionsTable>): Infraction {
+  return {
+    id: String(r.id),
+    logEntryId: String(r.log_entry_id),
+    code: r.code,
+    chatUserId: r.chat_user_id,
+    platformUserId: r.platform_user_id === null ? null : String(r.platform_user_id),
+    platformUsername: r.platform_username,
+    eventType: r.event_type,
+    description: r.description,
+    issuedBy: r.issued_by,
+    createdAt: r.created_at,
+    pardon: r.pardoned_at === null ? null : { at: r.pardoned_at, by: r.pardoned_by ?? '?', reason: r.pardon_reason },
+  }
 }
 
 /** Lists infractions newest first, `limit` (1-100) per page, older than the infraction id `before` when given. */
@@ -62,20 +96,7 @@ export async function listInfractions(db: Db, opts: InfractionFilter & { limit: 
   let q = filtered(db.selectFrom('infractions').selectAll(), opts)
   if (opts.before !== undefined) q = q.where('id', '<', opts.before)
   const rows = await q.orderBy('id', 'desc').limit(limit + 1).execute()
-  const page = rows.slice(0, limit).map(
-    (r): Infraction => ({
-      id: String(r.id),
-      logEntryId: String(r.log_entry_id),
-      code: r.code,
-      chatUserId: r.chat_user_id,
-      platformUserId: r.platform_user_id === null ? null : String(r.platform_user_id),
-      platformUsername: r.platform_username,
-      eventType: r.event_type,
-      description: r.description,
-      issuedBy: r.issued_by,
-      createdAt: r.created_at,
-    }),
-  )
+  const page = rows.slice(0, limit).map(toInfraction)
   return { infractions: page, nextBefore: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null }
 }
 
@@ -85,7 +106,29 @@ export async function countInfractions(db: Db, filter: InfractionFilter): Promis
   return Number(row.n)
 }
 
-/** Counts the infractions of a person known by a chat user id, a platform user id, or both (either matches). */
+/** Finds one infraction by id. */
+export async function findInfraction(db: Db, id: string): Promise<Infraction | undefined> {
+  const row = await db.selectFrom('infractions').selectAll().where('id', '=', id).executeTakeFirst()
+  return row === undefined ? undefined : toInfraction(row)
+}
+
+/**
+ * Marks an infraction pardoned (the row stays; the safety verdict stops counting it). A second pardon changes
+ * nothing, so the first pardoner and reason are kept.
+ */
+export async function pardonInfraction(db: Db, id: string, by: string, reason: string | null): Promise<PardonOutcome> {
+  const result = await db
+    .updateTable('infractions')
+    .set({ pardoned_at: sql<Date>`CURRENT_TIMESTAMP(3)`, pardoned_by: by.slice(0, 100), pardon_reason: reason === null ? null : reason.slice(0, MAX_PARDON_REASON) })
+    .where('id', '=', id)
+    .where('pardoned_at', 'is', null)
+    .executeTakeFirst()
+  const infraction = await findInfraction(db, id)
+  if (infraction === undefined) return { outcome: 'not_found' }
+  return { outcome: Number(result.numUpdatedRows) > 0 ? 'pardoned' : 'already_pardoned', infraction }
+}
+
+/** Counts the infractions of a person known by a chat user id, a platform user id, or both (either matches); pardoned ones do not count. */
 export async function countInfractionsOfPerson(db: Db, who: { chatUserId?: string | null; platformUserId?: string | null }): Promise<number> {
   const chat = who.chatUserId ?? null
   const platform = who.platformUserId ?? null
@@ -93,6 +136,7 @@ export async function countInfractionsOfPerson(db: Db, who: { chatUserId?: strin
   const row = await db
     .selectFrom('infractions')
     .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('pardoned_at', 'is', null)
     .where((eb) => {
       const any = []
       if (chat !== null) any.push(eb('chat_user_id', '=', chat))
@@ -103,19 +147,22 @@ export async function countInfractionsOfPerson(db: Db, who: { chatUserId?: strin
   return Number(row.n)
 }
 
-/** The reads on `infractions` (the insert happens inside the log entry's transaction, transactions.ts). */
+/** The reads on `infractions` and the pardon (the insert happens inside the log entry's transaction, transactions.ts). */
 export interface InfractionRows {
+  /** Marks an infraction pardoned. */
+  pardon(id: string, by: string, reason: string | null): Promise<PardonOutcome>
   /** A page of infractions, newest first. */
   list(opts: InfractionFilter & { limit: number; before?: string }): Promise<InfractionPage>
   /** Counts the infractions matching every given field. */
   count(filter: InfractionFilter): Promise<number>
-  /** Counts the infractions of a person known by either id. */
+  /** Counts the unpardoned infractions of a person known by either id. */
   countOfPerson(who: { chatUserId?: string | null; platformUserId?: string | null }): Promise<number>
 }
 
 /** Creates the rows over a database. */
 export function createInfractionRows(db: Kysely<Database>): InfractionRows {
   return {
+    pardon: (id, by, reason) => pardonInfraction(db, id, by, reason),
     list: (opts) => listInfractions(db, opts),
     count: (filter) => countInfractions(db, filter),
     countOfPerson: (who) => countInfractionsOfPerson(db, who),

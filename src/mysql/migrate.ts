@@ -3,12 +3,14 @@ import { Migrator, type Kysely, type Migration, type MigrationResultSet } from '
 import * as core from './migrations/0001-core.js'
 import * as guildWhitelist from './migrations/0002-guild-whitelist.js'
 import * as deliverySafety from './migrations/0003-delivery-safety.js'
+import * as infractionPardons from './migrations/0004-infraction-pardons.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-core': core,
   '0002-guild-whitelist': guildWhitelist,
   '0003-delivery-safety': deliverySafety,
+  '0004-infraction-pardons': infractionPardons,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

@@ -84,6 +84,9 @@ export interface InfractionsTable {
   description: string
   issued_by: string | null
   created_at: CreatedAt
+  pardoned_at: Date | null
+  pardoned_by: string | null
+  pardon_reason: string | null
 }
 
 /** `guild_whitelist`: guilds whose events are logged. */

@@ -7,8 +7,9 @@ import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Stat
 import type { CodeService } from '../codes/code-service.js'
 import { AUDIT_EVENTS, createAuditEvents } from '../gateway/audit-events.js'
 import { createBoundNotifier } from '../gateway/bound-notifier.js'
-import { COMMAND_DEFINITIONS } from '../gateway/command-definitions.js'
+import { guildCommands, USER_COMMANDS } from '../gateway/command-definitions.js'
 import { createCommandHandler } from '../gateway/command-handler.js'
+import { createDirectMessenger } from '../gateway/direct-message.js'
 import { createPresenceSync, type MembersChunk, type PresenceSync } from '../gateway/presence-sync.js'
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { createInfractionRows } from '../mysql/infraction-rows.js'
@@ -146,20 +147,23 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
       codes,
       infractions: createInfractionRows(db),
       watchlist: createWatchlistRows(db),
+      staffGuildIds: config.staffGuildIds,
       staffRoleId: config.staffRoleId, gamePlatformName: config.gamePlatformName,
       log,
+      sendDm: createDirectMessenger(client, log),
       onHolderChanged: refresh,
     }),
   )
 
+  // Every guild's own list is overwritten, so a /staff left from an older deployment disappears from other guilds.
   const registerCommands = async (guildId?: string) => {
     const app = client.application
     if (app === null) return
-    if (config.commandScope === 'global') await app.commands.set([...COMMAND_DEFINITIONS] as never)
-    else if (guildId !== undefined) await app.commands.set([...COMMAND_DEFINITIONS] as never, guildId)
+    if (guildId === undefined) await app.commands.set([...USER_COMMANDS] as never)
+    else await app.commands.set(guildCommands(guildId, config.staffGuildIds, config.commandScope) as never, guildId)
   }
   client.on(Events.GuildCreate, (guild) => {
-    if (config.commandScope === 'guild') registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
+    registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
     resync(guild.shardId)
   })
   client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shard: shardId, code: event.code }, 'shard disconnected'))
@@ -185,7 +189,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   await client.login(config.discordToken)
   const readyClient = await ready
   if (config.commandScope === 'global') await registerCommands()
-  else await Promise.all(readyClient.guilds.cache.map((g) => registerCommands(g.id)))
+  await Promise.all(readyClient.guilds.cache.map((g) => registerCommands(g.id)))
   sync.startHeartbeat()
   await sync.beat()
   void notifier.run()

@@ -21,7 +21,10 @@ export interface CodeInfo {
   platformUserId: string | null
   paused: boolean
   linkedAt: Date | null
+  /** Every infraction in the log, pardoned ones included. */
   infractionCount: number
+  /** How many of them staff pardoned (they no longer count for the safety verdict). */
+  pardonedCount: number
   page: InfractionPage
 }
 
@@ -78,8 +81,9 @@ export function createSafetyService(deps: {
     async readCodeInfo(code, page) {
       const record = await codes.find(code)
       if (record === undefined || record.state === 'revoked') return null
-      const [count, list] = await Promise.all([
+      const [count, pardoned, list] = await Promise.all([
         infractions.count({ chatUserId: record.chatUserId }),
+        infractions.count({ chatUserId: record.chatUserId, pardoned: true }),
         infractions.list({ chatUserId: record.chatUserId, ...page }),
       ])
       return {
@@ -90,6 +94,7 @@ export function createSafetyService(deps: {
         paused: record.paused,
         linkedAt: record.platformUserId === null ? null : record.boundAt,
         infractionCount: count,
+        pardonedCount: pardoned,
         page: list,
       }
     },

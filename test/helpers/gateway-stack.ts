@@ -37,6 +37,7 @@ export async function startGatewayStack(
     DISCORD_API: sandbox.apiBase,
     ROBLOX_USERS_API: sandbox.robloxBase,
     GUILD_WHITELIST: sandbox.defaultGuildId,
+    STAFF_GUILD_IDS: sandbox.defaultGuildId,
     STAFF_ROLE_ID: state.staffRoleId,
     MESSAGE_CONTENT: 'on',
     SHARD_COUNT: String(shards),

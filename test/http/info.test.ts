@@ -62,7 +62,7 @@ t.test('a code without infractions, not linked, shows empty lists and nulls', as
   const { code } = await stack.codes.issue('700000000000000002')
   const res = await info(`/${code.code}`)
   t.equal(res.status, 200)
-  t.same(res.body, { code: code.code, state: 'active', platform_username: null, platform_user_id: null, paused: false, linked_at: null, infraction_count: 0, infractions: [] })
+  t.same(res.body, { code: code.code, state: 'active', platform_username: null, platform_user_id: null, paused: false, linked_at: null, infraction_count: 0, pardoned_count: 0, infractions: [] })
 })
 
 t.test('banned and paused codes show their state', async (t) => {

@@ -1,7 +1,7 @@
-/** Infraction rows: pages newest first under every filter, and counts (src/mysql/infraction-rows.ts). */
+/** Infraction rows: pages newest first under every filter, counts and pardons (src/mysql/infraction-rows.ts). */
 import t from 'tap'
 import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
-import { countInfractions, countInfractionsOfPerson, insertInfraction, listInfractions } from '../../src/mysql/infraction-rows.js'
+import { countInfractions, countInfractionsOfPerson, insertInfraction, listInfractions, pardonInfraction } from '../../src/mysql/infraction-rows.js'
 import { startStack } from '../helpers/stack.js'
 
 t.test('infractions', async (t) => {
@@ -54,5 +54,21 @@ t.test('infractions', async (t) => {
     t.equal(await countInfractionsOfPerson(stack.db, { chatUserId: '900000000000000001', platformUserId: '22' }), 5, 'either id matches')
     t.equal(await countInfractionsOfPerson(stack.db, { platformUserId: '11' }), 3)
     t.equal(await countInfractionsOfPerson(stack.db, { chatUserId: null, platformUserId: null }), 0)
+  })
+
+  t.test('a pardon keeps the row, is shown, and takes it out of the person count (after the counts above)', async (t) => {
+    const [target] = (await listInfractions(stack.db, { code: 'AAAA', limit: 1 })).infractions
+    const first = await pardonInfraction(stack.db, target!.id, 'Boss', 'wrong player')
+    t.equal(first.outcome, 'pardoned')
+    t.match(first, { infraction: { id: target!.id, pardon: { by: 'Boss', reason: 'wrong player' } } })
+    const again = await pardonInfraction(stack.db, target!.id, 'Other', null)
+    t.match(again, { outcome: 'already_pardoned', infraction: { pardon: { by: 'Boss', reason: 'wrong player' } } }, 'the first pardon is kept')
+    t.same(await pardonInfraction(stack.db, '999999', 'Boss', null), { outcome: 'not_found' })
+    t.equal(await countInfractions(stack.db, { code: 'AAAA' }), 3, 'still in the log')
+    t.equal(await countInfractions(stack.db, { code: 'AAAA', pardoned: true }), 1)
+    t.equal(await countInfractions(stack.db, { code: 'AAAA', pardoned: false }), 2)
+    t.equal(await countInfractionsOfPerson(stack.db, { platformUserId: '11' }), 2, 'the safety count skips it')
+    const listed = await listInfractions(stack.db, { code: 'AAAA', limit: 20 })
+    t.same(listed.infractions.map((i) => i.pardon !== null), [true, false, false])
   })
 })
