@@ -75,7 +75,7 @@ export function trustProxyProblem(entry: string): string | null {
   if (v4 === undefined && v6 === undefined) return `${shown} is not an IP address or CIDR range`
   if (bits === undefined) return null
   const max = v4 !== undefined ? 32 : 128
-  if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) return `${shown} has a prefix length outside 0-${max}`
+  if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) return `${shown} is not an IP address or CIDR range`
   const prefix = Number(bits)
   const mapped = v6 !== undefined && v6.slice(0, 5).every((h) => h === 0) && v6[5] === 0xffff && prefix >= 96
   const family = v4 !== undefined || mapped ? 4 : 6
