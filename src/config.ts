@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os'
 import * as v from 'valibot'
+import { trustProxyProblem } from './core/client-key.js'
 import { parseDestinationTarget } from './core/destination.js'
 
 const intString = (name: string, min: number, max: number) =>
@@ -114,6 +115,7 @@ const EnvEntries = v.object({
   API_KEY: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 16, 'API_KEY must be at least 16 characters')), ''),
   ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
+  UNKNOWN_CODE_BUDGET: v.optional(intString('UNKNOWN_CODE_BUDGET', 0, 1000000), '1000'),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
   METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
@@ -203,6 +205,8 @@ export type Config = Readonly<{
   apiKey: string
   robloxUsersApi: string
   rateLimits: RateLimits | null
+  /** Distinct unknown codes (not found, or issued but not linked) one client may ask for per hour; 0 = off. */
+  unknownCodeBudget: number
   bindTimeoutMs: number
   logLevel: string
   metricsPort: number
@@ -248,7 +252,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   const shardIds = o.SHARD_IDS.length === 0 ? [...Array(o.SHARD_COUNT).keys()] : o.SHARD_IDS.map(Number)
   if (shardIds.some((id) => id >= o.SHARD_COUNT)) problems.push(`SHARD_IDS: every shard id must be below SHARD_COUNT (${o.SHARD_COUNT})`)
   for (const entry of o.TRUST_PROXY) {
-    if (!isIpOrCidr(entry)) problems.push(`TRUST_PROXY: ${JSON.stringify(entry)} is not an IP address or CIDR range`)
+    const problem = trustProxyProblem(entry)
+    if (problem !== null) problems.push(`TRUST_PROXY: ${problem}`)
   }
   if (o.DISCORD_API !== '' && !/^https?:\/\//.test(o.DISCORD_API)) problems.push('DISCORD_API must be an http(s) URL')
   if (problems.length > 0) return { ok: false, problems }
@@ -267,6 +272,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       apiKey: o.API_KEY,
       robloxUsersApi: o.ROBLOX_USERS_API.replace(/\/+$/, ''),
       rateLimits: o.RATE_LIMITS,
+      unknownCodeBudget: o.UNKNOWN_CODE_BUDGET,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
       logLevel: o.LOG_LEVEL,
       metricsPort: o.METRICS_PORT,
@@ -291,21 +297,6 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       safetyUnsafeInfractions: o.SAFETY_UNSAFE_INFRACTIONS,
     }),
   }
-}
-
-function isIpOrCidr(entry: string): boolean {
-  const [ip, bits, extra] = entry.split('/')
-  if (extra !== undefined || ip === undefined) return false
-  const family = ipFamily(ip)
-  if (family === 0) return false
-  if (bits === undefined) return true
-  if (!/^\d{1,3}$/.test(bits)) return false
-  return Number(bits) <= (family === 4 ? 32 : 128)
-}
-
-function ipFamily(ip: string): 0 | 4 | 6 {
-  if (/^(\d{1,3})(\.\d{1,3}){3}$/.test(ip)) return ip.split('.').every((o) => Number(o) <= 255) ? 4 : 0
-  return /^[0-9a-fA-F:.]+$/.test(ip) && ip.includes(':') ? 6 : 0
 }
 
 let loaded: Config | undefined

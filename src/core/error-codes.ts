@@ -2,6 +2,7 @@
 export const ErrorCode = {
   Unauthorized: 'unauthorized',
   RateLimited: 'rate_limited',
+  UnknownCodeBudget: 'unknown_code_budget',
   UnknownCategory: 'unknown_category',
   InvalidCode: 'invalid_code',
   InvalidQuery: 'invalid_query',

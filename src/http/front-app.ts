@@ -9,12 +9,15 @@ import * as v from 'valibot'
 import type { KeyVerifier } from '../auth/api-key-service.js'
 import type { Config } from '../config.js'
 import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../core/blocks.js'
+import { clientKey } from '../core/client-key.js'
 import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
 import { ErrorCode } from '../core/error-codes.js'
 import { isLogCategory } from '../core/log-categories.js'
+import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
 import type { LimitedRoute, RateLimitCheck } from '../redis/rate-limits.js'
+import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { BindRequestSchema } from '../schemas/bind-request.js'
 import { toFieldIssues } from '../schemas/fields.js'
 import type { BindJob, BindJobResult, LogJob } from '../schemas/jobs.js'
@@ -45,6 +48,8 @@ export interface FrontObserver {
   request?(route: string, status: number, seconds: number, error: string | undefined): void
   rateLimited?(route: LimitedRoute): void
   codesPerRequest?(route: 'callbacks' | 'rpc', count: number): void
+  /** A client passed its unknown-code budget (called once per client and window, whichever front saw it). */
+  unknownCodeBudgetExhausted?(route: 'callbacks' | 'rpc'): void
   bindOutcome?(status: string): void
 }
 
@@ -55,6 +60,8 @@ export interface FrontDeps {
   lookup: CodeLookup
   verifyKey: KeyVerifier
   rateLimit: RateLimitCheck
+  /** Budget of distinct unknown codes per client; absent or null when UNKNOWN_CODE_BUDGET is 0. */
+  unknownCodeBudget?: UnknownCodeBudget | null
   clientIp: ClientIpResolver
   /** Enqueues a bind job and waits for its result; null when it did not finish in time. Throws when Redis is down. */
   submitBind(job: BindJob): Promise<BindJobResult | null>
@@ -78,7 +85,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const { log, observer } = deps
 
   const finish = (res: Response, ctx: RequestCtx, reply: Reply) => {
-    send(res, reply, ctx.requestId)
+    send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
     if (reply.status >= 500) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
@@ -90,10 +97,12 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const wrap = (route: string, handler: Handler) => (req: Request, res: Response) => {
     // uWS request data is only valid synchronously: read the IP and headers before any await.
     const given = req.headers['x-request-id']
+    const ip = deps.clientIp(req.ip, req.headers['x-forwarded-for'])
     const ctx: RequestCtx = {
       route,
       requestId: given !== undefined && REQUEST_ID.test(given) ? given : randomUUID(),
-      ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']),
+      ip,
+      client: clientKey(ip),
       started: process.hrtime.bigint(),
     }
     handler(req, res, ctx).then(
@@ -108,7 +117,15 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   }
 
   const limited = async (route: LimitedRoute, ctx: RequestCtx, text: boolean): Promise<Reply | null> => {
-    const outcome = await deps.rateLimit(route, ctx.ip)
+    const outcome = await deps.rateLimit(route, ctx.client)
+    if (outcome.state !== undefined) {
+      // IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): Reset is seconds until the window ends.
+      ctx.limitHeaders = {
+        'ratelimit-limit': String(outcome.state.limit),
+        'ratelimit-remaining': String(outcome.state.remaining),
+        'ratelimit-reset': String(outcome.state.resetSeconds),
+      }
+    }
     if (outcome.ok) return null
     observer?.rateLimited?.(route)
     return text
@@ -157,6 +174,18 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       }
       observer?.codesPerRequest?.(route, parsed.codes.length)
       const views = await deps.lookup(parsed.codes)
+      // Only requests with unknown codes pay this round trip: polling linked codes costs what it always did.
+      const budget = deps.unknownCodeBudget
+      const unknown = budget == null ? [] : unknownCodes(parsed.codes, views)
+      if (budget != null && unknown.length > 0) {
+        const spent = await budget(ctx.client, unknown)
+        if (!spent.ok) {
+          if (spent.firstRefusal) observer?.unknownCodeBudgetExhausted?.(route)
+          return textError(429, ErrorCode.UnknownCodeBudget, unknownCodeBudgetMessage(spent.budget, spent.windowSeconds, spent.retryAfterSeconds), {
+            'retry-after': String(spent.retryAfterSeconds),
+          })
+        }
+      }
       let body = ''
       for (let i = 0; i < parsed.codes.length; i++) body += render(parsed.codes[i]!, views[i]!)
       return { status: 200, type: 'text', body }
@@ -266,7 +295,8 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   }))
 
   app.set_not_found_handler((req, res) => {
-    const ctx: RequestCtx = { route: 'not_found', requestId: randomUUID(), ip: deps.clientIp(req.ip, req.headers['x-forwarded-for']), started: process.hrtime.bigint() }
+    const ip = deps.clientIp(req.ip, req.headers['x-forwarded-for'])
+    const ctx: RequestCtx = { route: 'not_found', requestId: randomUUID(), ip, client: clientKey(ip), started: process.hrtime.bigint() }
     finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`))
   })
   app.set_error_handler((req, res, err) => {

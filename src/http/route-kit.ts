@@ -9,7 +9,11 @@ export interface RequestCtx {
   route: string
   requestId: string
   ip: string
+  /** The key of the per-client limits: the IPv4 address or the IPv6 /64 of `ip` (core/client-key.ts). */
+  client: string
   started: bigint
+  /** RateLimit-* headers of the route's limit, set by the rate-limit check and added to whatever the reply is. */
+  limitHeaders?: Record<string, string>
 }
 
 /** The front's shared route machinery, handed over by createFrontApp to the route modules. */

@@ -19,6 +19,7 @@ export function createFrontObserver(registry: Registry): FrontObserver {
   const errors = counterOf(registry, Metric.httpErrors)
   const rateLimited = counterOf(registry, Metric.rateLimited)
   const codes = histogramOf(registry, Metric.codesPerRequest)
+  const budgetExhausted = counterOf(registry, Metric.unknownCodeBudgetExhausted)
   const binds = counterOf(registry, Metric.bindOutcomes)
   // Series that exist from the start, so rate() sees their first increment instead of a series appearing at 1.
   for (const route of LIMITED_ROUTES) rateLimited.inc({ route }, 0)
@@ -32,6 +33,9 @@ export function createFrontObserver(registry: Registry): FrontObserver {
     },
     rateLimited(route) {
       rateLimited.inc({ route: labelValue(LIMITED_ROUTES, route) })
+    },
+    unknownCodeBudgetExhausted() {
+      budgetExhausted.inc()
     },
     codesPerRequest(route, count) {
       codes.observe({ route: labelValue(ROUTES, route) }, count)

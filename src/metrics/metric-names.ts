@@ -70,6 +70,13 @@ export const Metric = {
     labels: ['route'],
     process: 'front',
   }),
+  unknownCodeBudgetExhausted: spec({
+    name: 'presence_link_unknown_code_budget_exhausted_total',
+    help: 'Clients (an IPv4 address or an IPv6 /64) refused for passing UNKNOWN_CODE_BUDGET, counted once per client and hour window across every front.',
+    kind: 'counter',
+    labels: [],
+    process: 'front',
+  }),
   codesPerRequest: spec({
     name: 'presence_link_codes_per_request',
     help: 'Codes asked for in one callbacks or rpc request.',

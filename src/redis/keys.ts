@@ -15,7 +15,9 @@
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker (roblox-user-cache.ts) | bind worker |
  * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start (guild-set.ts) | gateway (audit events, guild-set.ts) |
  * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE (message-cache.ts) | gateway on MESSAGE_UPDATE/DELETE (what was said) |
- * | `{p}:rl:{route}:{ip}` | rate-limiter-flexible | points used in the current window | front (rate-limits.ts) | front |
+ * | `{p}:rl:{route}:{client}` | rate-limiter-flexible | points used in the current window; `{client}` is an IPv4 address or an IPv6 /64 (core/client-key.ts) | front (rate-limits.ts) | front |
+ * | `{p}:unknown:{client}` | set, PX = rest of a 1 h window started by the client's first unknown code | the distinct unknown codes (not found, or issued but not linked) one client asked for in callbacks/rpc; `{client}` is an IPv4 address or an IPv6 /64 (core/client-key.ts); at most UNKNOWN_CODE_BUDGET members | front (unknown-code-budget.ts: scripts/unknown-code-budget.lua) | front |
+ * | `{p}:unknown:{client}:hit` | string `1`, PX = rest of that window | set by the window's first refusal, so the metric counts each client once per window | front (same script) | front |
  * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (delivery-lease.ts: scripts/lease-*.lua compare-and-set) | delivery consumers |
  * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer (delivery-rate-gate.ts: scripts/rate-gate-take.lua) | delivery consumer |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers (queue/) | workers, gateway (queue/) |
@@ -40,6 +42,8 @@ export interface RedisKeys {
   readonly message: (id: string) => string
   readonly rateLimitPrefix: (route: string) => string
   readonly robloxUser: (name: string) => string
+  readonly unknownCodes: (client: string) => string
+  readonly unknownCodesHit: (client: string) => string
 }
 
 /** Builds every key for a prefix. */
@@ -62,5 +66,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     message: (id: string) => `${prefix}:msg:${id}`,
     rateLimitPrefix: (route: string) => `${prefix}:rl:${route}`,
     robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,
+    unknownCodes: (client: string) => `${prefix}:unknown:${client}`,
+    unknownCodesHit: (client: string) => `${prefix}:unknown:${client}:hit`,
   })
 }

@@ -12,6 +12,7 @@ const KEY_COUNT = {
   'lease-renew': 1,
   'lease-release': 1,
   'rate-gate-take': 1,
+  'unknown-code-budget': 2,
 } as const
 
 /** The name of a script under scripts/. */

@@ -1,5 +1,5 @@
 /**
- * Per-IP rate limits counted in Redis (rate-limiter-flexible on ioredis), so every front process and machine shares
+ * Per-client rate limits (IPv4 address, IPv6 /64) counted in Redis (rate-limiter-flexible on ioredis), so every front process and machine shares
  * one budget per client. The front receives only the consume function.
  */
 import type { Redis } from 'ioredis'
@@ -10,11 +10,20 @@ import type { RedisKeys } from './keys.js'
 /** The limited routes. */
 export type LimitedRoute = keyof RateLimits
 
-/** Outcome of one check. */
-export type RateLimitOutcome = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number; windowSeconds: number }
+/** Where a client stands in a route's window, for the RateLimit-* headers (absent when limits are off). */
+export interface RateLimitState {
+  limit: number
+  remaining: number
+  resetSeconds: number
+}
 
-/** Spends one point of `route` for `ip`; throws only when Redis fails. */
-export type RateLimitCheck = (route: LimitedRoute, ip: string) => Promise<RateLimitOutcome>
+/** Outcome of one check. */
+export type RateLimitOutcome =
+  | { ok: true; state?: RateLimitState }
+  | { ok: false; retryAfterSeconds: number; limit: number; windowSeconds: number; state: RateLimitState }
+
+/** Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, core/client-key.ts); throws only when Redis fails. */
+export type RateLimitCheck = (route: LimitedRoute, client: string) => Promise<RateLimitOutcome>
 
 /** Creates the checker; `limits` null means rate limiting is off (benchmarks). */
 export function createRateLimits(redis: Redis, keys: RedisKeys, limits: RateLimits | null): RateLimitCheck {
@@ -27,11 +36,15 @@ export function createRateLimits(redis: Redis, keys: RedisKeys, limits: RateLimi
       new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimitPrefix(route), points, duration: seconds, rejectIfRedisNotReady: true }),
     )
   }
-  return async (route, ip) => {
+  const stateOf = (route: LimitedRoute, res: RateLimiterRes): RateLimitState => ({
+    limit: limits[route].points,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
+  })
+  return async (route, client) => {
     const limiter = limiters.get(route)!
     try {
-      await limiter.consume(ip, 1)
-      return { ok: true }
+      return { ok: true, state: stateOf(route, await limiter.consume(client, 1)) }
     } catch (res) {
       if (res instanceof RateLimiterRes) {
         return {
@@ -39,6 +52,7 @@ export function createRateLimits(redis: Redis, keys: RedisKeys, limits: RateLimi
           retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
           limit: limits[route].points,
           windowSeconds: limits[route].seconds,
+          state: stateOf(route, res),
         }
       }
       throw res

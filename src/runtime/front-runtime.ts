@@ -10,6 +10,7 @@ import { createLogProducer, createQueue, createQueueEvents } from '../queue/queu
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
+import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { ProcessContext } from './process-context.js'
 import { buildSafetyService } from './services.js'
 import { openDatabase, openRedis } from './storage.js'
@@ -44,6 +45,7 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     lookup: createCodeLookup(redis, keys),
     verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
+    unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
     clientIp: createClientIpResolver(config.trustProxy),
     submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
     submitLog: createLogProducer(logQueue, JobName.Log),
