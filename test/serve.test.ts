@@ -32,7 +32,11 @@ function runServe(env: Record<string, string>, until?: RegExp): Promise<{ code: 
   })
   let out = ''
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    // SIGTERM lets serve stop its parts; SIGKILL only if that hangs (it would orphan them).
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM')
+      setTimeout(() => child.kill('SIGKILL'), 20_000).unref()
+    }, 30_000)
     const seen = (chunk: Buffer): void => {
       out += chunk.toString()
       if (until !== undefined && until.test(out)) child.kill('SIGTERM')
