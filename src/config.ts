@@ -112,7 +112,7 @@ const EnvEntries = v.object({
   GAME_PLATFORM_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'GAME_PLATFORM_NAME must not be empty')), 'Roblox'),
   TRUST_PROXY: v.optional(list, ''),
   MAX_CODES_PER_REQUEST: v.optional(intString('MAX_CODES_PER_REQUEST', 1, 10000), '200'),
-  API_KEY: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 16, 'API_KEY must be at least 16 characters')), ''),
+  API_KEY: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 32, 'API_KEY must be at least 32 characters')), ''),
   ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
   UNKNOWN_CODE_BUDGET: v.optional(intString('UNKNOWN_CODE_BUDGET', 0, 1000000), '1000'),
@@ -140,6 +140,8 @@ const EnvEntries = v.object({
   DELIVERY_POLL_MS: v.optional(intString('DELIVERY_POLL_MS', 20, 10000), '250'),
   SAFETY_REVIEW_INFRACTIONS: v.optional(intString('SAFETY_REVIEW_INFRACTIONS', 0, 100000), '1'),
   SAFETY_UNSAFE_INFRACTIONS: v.optional(intString('SAFETY_UNSAFE_INFRACTIONS', 0, 100000), '3'),
+  NODE_ENV: v.optional(v.pipe(v.string(), v.trim()), ''),
+  SANDBOX: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['on', 'off', 'auto'], 'SANDBOX must be on, off or auto')), 'auto'),
 })
 
 type DestinationVariable = 'LOG_DESTINATION_SERVER' | 'LOG_DESTINATION_INGAME' | 'LOG_DESTINATION_MODERATION'
@@ -231,6 +233,10 @@ export type Config = Readonly<{
   deliveryPollMs: number
   safetyReviewInfractions: number
   safetyUnsafeInfractions: number
+  /** NODE_ENV is `production` (the Docker image sets it): serve never falls back to the sandbox. */
+  production: boolean
+  /** SANDBOX: `on` runs serve against the sandbox on purpose, `off` never, `auto` only without DISCORD_TOKEN outside production. */
+  sandbox: 'on' | 'off' | 'auto'
 }>
 
 /** Result of reading an environment: the config, or every problem found. */
@@ -295,6 +301,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       deliveryPollMs: o.DELIVERY_POLL_MS,
       safetyReviewInfractions: o.SAFETY_REVIEW_INFRACTIONS,
       safetyUnsafeInfractions: o.SAFETY_UNSAFE_INFRACTIONS,
+      production: o.NODE_ENV === 'production',
+      sandbox: o.SANDBOX,
     }),
   }
 }

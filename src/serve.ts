@@ -20,8 +20,17 @@ interface Part {
   readyUrl?: string
 }
 
-// Without a bot token the whole service runs against the local Discord sandbox (src/sandbox.ts).
-const sandboxMode = config.discordToken === ''
+// The sandbox (src/sandbox.ts) runs on purpose (SANDBOX=on) or, outside production, when no bot token is set. A
+// production deployment that lost its token must not quietly serve a fake Discord, so it stops and says why.
+const sandboxMode = config.sandbox === 'on' || (config.sandbox === 'auto' && config.discordToken === '' && !config.production)
+if (!sandboxMode && config.discordToken === '') {
+  const why = config.production ? 'NODE_ENV is production' : 'SANDBOX is off'
+  process.stderr.write(
+    `presence-link serve: DISCORD_TOKEN is not set and ${why}, so serve will not start against the local Discord sandbox.\n` +
+      '  Set DISCORD_TOKEN to the bot token, or set SANDBOX=on to run against the sandbox on purpose.\n',
+  )
+  process.exit(78)
+}
 const sandboxUrl = `http://127.0.0.1:${config.sandboxPort}`
 
 /** Every running part, in start order. */
@@ -95,7 +104,7 @@ process.once('SIGTERM', () => stop('SIGTERM'))
 if (sandboxMode) {
   log.warn(
     { sandbox: sandboxUrl },
-    'DISCORD_TOKEN is not set: running against the LOCAL DISCORD SANDBOX, not Discord. Try it through its control API (see README).',
+    `${config.sandbox === 'on' ? 'SANDBOX=on' : 'DISCORD_TOKEN is not set'}: running against the LOCAL DISCORD SANDBOX, not Discord. Try it through its control API (see README).`,
   )
 }
 for (const part of PARTS.filter((p) => p.when)) {

@@ -39,7 +39,7 @@ t.test('every problem is listed at once', async (t) => {
     'PORT: PORT must be a whole number',
     'REDIS_URL: REDIS_URL must be a URL with protocol redis: or rediss:',
     'MAX_CODES_PER_REQUEST: MAX_CODES_PER_REQUEST must be at least 1',
-    'API_KEY: API_KEY must be at least 16 characters',
+    'API_KEY: API_KEY must be at least 32 characters',
     'RATE_LIMITS: RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
   ])
   const proxies = parseConfig({ TRUST_PROXY: '10.0.0.0/8, not-an-ip, 1.2.3.4/33, ::1' })
@@ -54,4 +54,23 @@ t.test('shard ids must be below the shard count', async (t) => {
   t.ok(ok.ok && ok.config.shardIds.join() === '2,3')
   const all = parseConfig({ SHARD_COUNT: '3' })
   t.ok(all.ok && all.config.shardIds.join() === '0,1,2')
+})
+
+t.test('the bootstrap API_KEY must be at least 32 characters', async (t) => {
+  const short = parseConfig({ API_KEY: 'k'.repeat(31) })
+  t.same(short, { ok: false, problems: ['API_KEY: API_KEY must be at least 32 characters'] })
+  const enough = parseConfig({ API_KEY: 'k'.repeat(32) })
+  t.ok(enough.ok && enough.config.apiKey === 'k'.repeat(32))
+  const none = parseConfig({})
+  t.ok(none.ok && none.config.apiKey === '', 'unset is fine: keys made with `keys create` work without it')
+})
+
+t.test('NODE_ENV and SANDBOX decide whether serve may use the sandbox', async (t) => {
+  const plain = parseConfig({})
+  t.ok(plain.ok && !plain.config.production && plain.config.sandbox === 'auto')
+  const prod = parseConfig({ NODE_ENV: 'production', SANDBOX: ' ON ' })
+  t.ok(prod.ok && prod.config.production && prod.config.sandbox === 'on')
+  const dev = parseConfig({ NODE_ENV: 'development', SANDBOX: 'off' })
+  t.ok(dev.ok && !dev.config.production && dev.config.sandbox === 'off')
+  t.same(parseConfig({ SANDBOX: 'yes' }), { ok: false, problems: ['SANDBOX: SANDBOX must be on, off or auto'] })
 })

@@ -17,7 +17,9 @@ export function startSandbox(rateLimitPerSecond?: number): Promise<Sandbox> {
 export async function control<T = unknown>(sandbox: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${sandbox.url}/control/${path}`, {
     method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    // The control API refuses anything but JSON on non-GET requests, even without a body.
+    ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${await res.text()}`)
   return (await res.json()) as T

@@ -1,7 +1,8 @@
 /**
  * Log entries as Discord embeds, pure. Each embed is labeled with its category (title and colour) and carries
  * every field of the entry; texts are cut at Discord's limits with an ellipsis, on grapheme boundaries so an emoji
- * is never split. Lengths are counted in code points, as Discord counts them.
+ * is never split. Lengths are counted in code points, as Discord counts them. Every untrusted text is markdown-escaped,
+ * so staff channels show what was typed and never a masked link, a heading or a spoiler.
  */
 import type { LogCategoryName } from './log-categories.js'
 
@@ -92,9 +93,23 @@ function oneLine(text: string): string {
   return text.replace(CONTROLS, ' ').replace(LINE_BREAKS, ' ').trim()
 }
 
-/** Escapes Discord markdown, for text placed inside a link label. */
+// Characters that start Discord formatting anywhere in a line: emphasis, strike, code, spoilers, masked links, and
+// `<...>` (mentions, channels, timestamps, custom emoji, unembedded links). `@` is escaped so `@everyone` and `@here`
+// read as typed. Parentheses only matter after `[...]`, which is escaped, so they stay readable.
+const INLINE_MARKDOWN = /[\\*_~`|[\]<>@]/g
+// Formatting that only counts at the start of a line: headings and subtext (`#`, `-#`), quotes (`>`, escaped
+// above), and bulleted or numbered lists (`-`, `+`, `1.`).
+const LINE_START_MARKDOWN = /^([ \t]*)([#+-]|\d+\.)/gm
+
+/**
+ * Escapes Discord markdown so untrusted text shows exactly as typed: each formatting character gets a backslash,
+ * which Discord hides (its markdown drops a backslash before any punctuation). Bare URLs stay clickable: they show
+ * their full address, so they cannot pretend to be something else.
+ */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\*_~`|[\]()<>]/g, (c) => `\\${c}`)
+  return text
+    .replace(INLINE_MARKDOWN, (c) => `\\${c}`)
+    .replace(LINE_START_MARKDOWN, (_all, space: string, mark: string) => `${space}${mark.endsWith('.') ? `${mark.slice(0, -1)}\\.` : `\\${mark}`}`)
 }
 
 /** The Roblox profile page of a user id. */
@@ -107,7 +122,7 @@ function playerValue(e: EntryView): string | null {
   if (e.platformUserId !== null) {
     return `[${escapeMarkdown(name || e.platformUserId)}](${profileUrl(e.platformUserId)}) (${e.platformUserId})`
   }
-  return name || null
+  return name ? escapeMarkdown(name) : null
 }
 
 /** Sum of the characters Discord counts toward the 6,000 limit. */
@@ -124,19 +139,22 @@ export function renderEntryEmbed(e: EntryView): Embed {
   const add = (name: string, value: string | null) => {
     if (value !== null && value !== '') fields.push({ name, value: cutText(value, EmbedLimit.fieldValue), inline: true })
   }
-  add('Event', oneLine(e.eventType))
+  // Every text below comes from a game server, a Discord user or an API key's name: all of it is escaped.
+  const eventType = escapeMarkdown(oneLine(e.eventType))
+  add('Event', eventType)
   add('Player', playerValue(e))
-  add('Issued by', e.issuedBy === null ? null : oneLine(e.issuedBy))
+  add('Issued by', e.issuedBy === null ? null : escapeMarkdown(oneLine(e.issuedBy)))
+  // Inside a code span Discord applies no formatting; only a backtick could end it early.
   add('Code', e.code === null ? null : `\`${oneLine(e.code).replace(/`/g, "'")}\``)
-  add('Source', oneLine(e.source))
+  add('Source', escapeMarkdown(oneLine(e.source)))
   const embed: Embed = {
-    title: cutText(`${style.label} · ${oneLine(e.eventType)}`, EmbedLimit.title),
+    title: cutText(`${style.label} · ${eventType}`, EmbedLimit.title),
     color: style.color,
     fields,
     footer: { text: cutText(`Entry #${e.id}`, EmbedLimit.footer) },
     timestamp: e.receivedAt.toISOString(),
   }
-  const description = e.description.replace(CONTROLS, ' ')
+  const description = escapeMarkdown(e.description.replace(CONTROLS, ' '))
   if (description.trim() !== '') {
     const room = Math.min(EmbedLimit.description, EmbedLimit.total - embedSize(embed))
     embed.description = cutText(description, room)

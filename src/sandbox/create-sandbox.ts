@@ -58,6 +58,18 @@ export interface Sandbox {
 
 const API_PREFIX = /^\/api\/v(?:9|10)(?=\/|$)/
 
+/**
+ * A control request that changes something must say `Content-Type: application/json`. A web page can send a form or
+ * text/plain POST to 127.0.0.1 without asking anyone (a CORS "simple request"), but not a JSON one without a
+ * preflight, which this server never approves; so no page a developer visits can drive their sandbox.
+ */
+function isJsonRequest(req: IncomingMessage): boolean {
+  const method = req.method ?? 'GET'
+  if (method === 'GET' || method === 'HEAD') return true
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  return type === 'application/json'
+}
+
 /** Starts the fake Discord (REST + gateway), the fake Roblox users API and the control API on one port. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1'
@@ -139,6 +151,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         )
         ctx.counter.count(req.method ?? 'GET', `/roblox${template}`, robloxReply.status)
         reply = robloxReply
+      } else if ((path === '/control' || path.startsWith('/control/')) && !isJsonRequest(req)) {
+        reply = controlError(415, 'the control API takes only Content-Type: application/json on anything but GET')
       } else if (path === '/control' || path.startsWith('/control/')) {
         reply = (
           await handleSimple(

@@ -1,6 +1,6 @@
 /** Log entries as Discord embeds within Discord's limits (src/core/embeds.ts). */
 import t, { type Test } from 'tap'
-import { CATEGORY_STYLE, cutText, embedSize, EmbedLimit, messagePayload, renderEntryEmbed, textLength, type EntryView } from '../../src/core/embeds.js'
+import { CATEGORY_STYLE, cutText, embedSize, EmbedLimit, escapeMarkdown, messagePayload, renderEntryEmbed, textLength, type EntryView } from '../../src/core/embeds.js'
 
 const base: EntryView = {
   id: '42',
@@ -65,13 +65,13 @@ t.test('renderEntryEmbed', async (t) => {
       t.equal(e.fields.find((f) => f.name === 'Player')?.value, '[4242](https://www.roblox.com/users/4242/profile) (4242)')
     }],
     ['a player known only by name has no link', { platformUserId: null }, (t, e) => {
-      t.equal(e.fields.find((f) => f.name === 'Player')?.value, 'Rule_Breaker')
+      t.equal(e.fields.find((f) => f.name === 'Player')?.value, 'Rule\\_Breaker', 'escaped like every untrusted text')
     }],
     ['absent fields are left out', { platformUsername: null, platformUserId: null, issuedBy: null, code: null }, (t, e) => {
       t.same(e.fields.map((f) => f.name), ['Event', 'Source'])
     }],
     ['@everyone and user mentions stay as text (the payload forbids pings)', { description: '@everyone <@123> <@&456> @here' }, (t, e) => {
-      t.equal(e.description, '@everyone <@123> <@&456> @here')
+      t.equal(e.description, '\\@everyone \\<\\@123\\> \\<\\@&456\\> \\@here', 'escaped: Discord shows the text as typed')
     }],
     ['newlines stay in the description but not in the title or fields', { eventType: 'multi\nline', issuedBy: 'Mod\nBob', description: 'line 1\nline 2' }, (t, e) => {
       t.equal(e.title, 'Moderation log · multi line')
@@ -94,7 +94,7 @@ t.test('renderEntryEmbed', async (t) => {
       t.equal(e.description, `${'😀'.repeat(4095)}…`)
     }],
     ['markdown in a username cannot break the profile link', { platformUsername: 'a](http://evil)[b' }, (t, e) => {
-      t.equal(e.fields.find((f) => f.name === 'Player')?.value, '[a\\]\\(http://evil\\)\\[b](https://www.roblox.com/users/4242/profile) (4242)')
+      t.equal(e.fields.find((f) => f.name === 'Player')?.value, '[a\\](http://evil)\\[b](https://www.roblox.com/users/4242/profile) (4242)')
     }],
     ['control characters become spaces', { description: 'a\u0000b\u0007c' }, (t, e) => {
       t.equal(e.description, 'a b c')
@@ -126,4 +126,25 @@ t.test('renderEntryEmbed', async (t) => {
 t.test('every message allows no mentions at all', async (t) => {
   t.same(messagePayload([renderEntryEmbed({ ...base, description: '@everyone' })]).allowed_mentions, { parse: [] })
   t.same(messagePayload([]), { embeds: [], allowed_mentions: { parse: [] } })
+})
+
+t.test('escapeMarkdown', async (t) => {
+  // What Discord displays: its markdown drops the backslash before any punctuation.
+  const shown = (text: string) => text.replace(/\\([^0-9A-Za-z\s])/g, '$1')
+  const cases: Array<[string, string, string]> = [
+    ['a masked link', '[Appeal here](https://evil)', '\\[Appeal here\\](https://evil)'],
+    ['bold, italics, underline, strike', '**b** *i* __u__ ~~s~~', '\\*\\*b\\*\\* \\*i\\* \\_\\_u\\_\\_ \\~\\~s\\~\\~'],
+    ['code and spoilers', '`x` ```y``` ||z||', '\\`x\\` \\`\\`\\`y\\`\\`\\` \\|\\|z\\|\\|'],
+    ['mentions, timestamps and emoji', '@everyone <@1> <t:1:R> <:e:2>', '\\@everyone \\<\\@1\\> \\<t:1:R\\> \\<:e:2\\>'],
+    ['line starts: headings, subtext, quotes, lists', '# h\n  ## h2\n-# s\n> q\n>>> qq\n- a\n+ b\n10. c', '\\# h\n  \\## h2\n\\-# s\n\\> q\n\\>\\>\\> qq\n\\- a\n\\+ b\n10\\. c'],
+    ['a backslash itself', 'a\\*b', 'a\\\\\\*b'],
+    ['plain text, parentheses and mid-line signs stay as they are', 'Newbie (123) joined - 5. ok # 1 😀', 'Newbie (123) joined - 5. ok # 1 😀'],
+    ['empty', '', ''],
+  ]
+  for (const [name, input, escaped] of cases) {
+    t.equal(escapeMarkdown(input), escaped, name)
+    t.equal(shown(escapeMarkdown(input)), input, `${name}: shown as typed`)
+  }
+  const long = '*'.repeat(4000)
+  t.equal(renderEntryEmbed({ ...base, description: long }).description, `${'\\*'.repeat(2047)}\\…`, 'escaping counts toward the limit; the cut stays within 4,096')
 })

@@ -46,9 +46,9 @@ t.test('each category lands in its own channel or webhook, labeled with its titl
     t.equal(res.status, 200)
   }
   const expected = [
-    ['server', DefaultIds.serverLog, 'Server log · server_event', 0x5865f2],
-    ['ingame', DefaultIds.ingameLog, 'In-game log · ingame_event', 0x57f287],
-    ['moderation', DefaultIds.moderationLog, 'Moderation log · moderation_event', 0xed4245],
+    ['server', DefaultIds.serverLog, 'Server log · server\\_event', 0x5865f2],
+    ['ingame', DefaultIds.ingameLog, 'In-game log · ingame\\_event', 0x57f287],
+    ['moderation', DefaultIds.moderationLog, 'Moderation log · moderation\\_event', 0xed4245],
   ] as const
   for (const [category, channel, title, color] of expected) {
     const [row] = await settled(stack, category, 1)
@@ -61,7 +61,7 @@ t.test('each category lands in its own channel or webhook, labeled with its titl
       color,
       description: `about ${category}`,
       fields: [
-        { name: 'Event', value: `${category}_event` },
+        { name: 'Event', value: `${category}\\_event` },
         { name: 'Player', value: '[Player\\_1](https://www.roblox.com/users/42/profile) (42)' },
         { name: 'Issued by', value: 'Game' },
         { name: 'Source', value: 'api:test-server' },
@@ -84,7 +84,7 @@ t.test('@everyone and user mentions in game text are inert', async (t) => {
   const last = (await recorded(sandbox, { channel_id: DefaultIds.moderationLog })).at(-1)!
   t.same(last.allowed_mentions, { parse: [] }, 'nothing may be pinged')
   t.equal(last.content, '', 'no message content, where mentions would render')
-  t.equal(last.embeds[0]?.description, hostile)
+  t.equal(last.embeds[0]?.description, '\\@everyone \\@here \\<\\@100000000000000101\\> \\<\\@&100000000000000021\\> ping!', 'escaped: shown as typed, never as a mention')
 })
 
 t.test('500 entries posted in a burst all arrive in order in at most 60 requests, with a second delivery process running', async (t) => {
@@ -200,7 +200,7 @@ t.test("the service's own moderation entries and the gateway's audit entries are
   await stack.codes.act(code.code, 'ban', { source: 'cli', name: 'cli:tester' })
   await settled(stack, 'moderation', 3)
   const banned = (await recorded(sandbox, { channel_id: DefaultIds.moderationLog })).slice(before).flatMap((m) => m.embeds)
-  t.match(banned.at(-1), { title: 'Moderation log · code_ban', fields: [{ name: 'Event', value: 'code_ban' }, { name: 'Player', value: '[Banned\\_One](https://www.roblox.com/users/77/profile) (77)' }, { name: 'Issued by', value: 'cli:tester' }, { name: 'Code', value: `\`${code.code}\`` }, { name: 'Source', value: 'cli' }] })
+  t.match(banned.at(-1), { title: 'Moderation log · code\\_ban', fields: [{ name: 'Event', value: 'code\\_ban' }, { name: 'Player', value: '[Banned\\_One](https://www.roblox.com/users/77/profile) (77)' }, { name: 'Issued by', value: 'cli:tester' }, { name: 'Code', value: `\`${code.code}\`` }, { name: 'Source', value: 'cli' }] })
 
   const hook = await freshServerHook()
   const audit = createQueue(QueueName.Audit, stack.redis, stack.ctx.keys.bullPrefix)
@@ -210,5 +210,5 @@ t.test("the service's own moderation entries and the gateway's audit entries are
     issuedBy: 'discord', code: null, source: 'gateway', sourceIp: null, data: { guild_id: DefaultIds.guild }, receivedAt: Date.now(),
   }, { jobId: 'join-123' })
   await eventually(async () => ((await recorded(sandbox, { webhook_id: hook.id })).length === 1 ? true : undefined), 10_000, 'the audit entry')
-  t.match((await recorded(sandbox, { webhook_id: hook.id }))[0]!.embeds[0], { title: 'Server log · member_join', description: 'Newbie (123) joined', fields: [{ name: 'Event' }, { name: 'Issued by', value: 'discord' }, { name: 'Source', value: 'gateway' }] })
+  t.match((await recorded(sandbox, { webhook_id: hook.id }))[0]!.embeds[0], { title: 'Server log · member\\_join', description: 'Newbie (123) joined', fields: [{ name: 'Event' }, { name: 'Issued by', value: 'discord' }, { name: 'Source', value: 'gateway' }] })
 })

@@ -51,7 +51,9 @@ export async function startGatewayStack(
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${sandbox.url}/control/${path}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      // The control API refuses anything but JSON on non-GET requests, even without a body.
+    ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
     const text = await res.text()
     if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${text}`)

@@ -27,10 +27,10 @@ export async function skipUnlessTool(tool: string, debianPackage: string): Promi
   return `${tool} is not installed (apt-get install ${debianPackage}); it runs in CI`
 }
 
-/** Runs a command; resolves with its exit code and output (never rejects for a non-zero exit). */
-export function run(file: string, args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs a command (with `env` on top of ours); resolves with its exit code and output (never rejects for a non-zero exit). */
+export function run(file: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: 60_000, env: { ...process.env } }, (err, stdout, stderr) => {
+    execFile(file, args, { cwd, timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127
       resolve({ code, stdout, stderr: err !== null && stderr === '' ? err.message : stderr })
     })

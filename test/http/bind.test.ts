@@ -22,7 +22,7 @@ async function control(path: string, body: unknown): Promise<void> {
 t.before(async () => {
   sandbox = await createSandbox({ port: 0 })
   t.teardown(() => sandbox.close())
-  stack = await startStack(t, { env: { RATE_LIMITS: 'off', ROBLOX_USERS_API: sandbox.robloxBase, API_KEY: 'bootstrap-key-for-tests-0001' } })
+  stack = await startStack(t, { env: { RATE_LIMITS: 'off', ROBLOX_USERS_API: sandbox.robloxBase, API_KEY: 'bootstrap-key-for-tests-0000000000001' } })
   auth = `Bearer ${stack.apiKey}`
   await control('roblox-users', { id: 156, name: 'Builderman' })
 })
@@ -199,7 +199,7 @@ t.test('validation and authentication', async (t) => {
   })
 
   t.test('the bootstrap API_KEY from the environment is accepted', async (t) => {
-    const res = await bind({ code: 'ZZZZ', platform_username: 'Abc', platform_user_id: 1 }, 'Bearer bootstrap-key-for-tests-0001')
+    const res = await bind({ code: 'ZZZZ', platform_username: 'Abc', platform_user_id: 1 }, 'Bearer bootstrap-key-for-tests-0000000000001')
     t.equal(res.status, 404)
   })
 })

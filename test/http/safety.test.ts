@@ -105,8 +105,8 @@ t.test('Threat Detection', async (t) => {
       return all.find((m) => m.embeds.some((e) => e.footer.text === `Entry #${entry.id}`))
     }, 10_000, 'the entry in the moderation channel')
     t.match(message.embeds.find((e) => e.footer.text === `Entry #${entry.id}`), {
-      title: 'Moderation log · threat_detection',
-      fields: [{ name: 'Event', value: 'threat_detection' }, { name: 'Player', value: '[Watched\\_One](https://www.roblox.com/users/6001/profile) (6001)' }, { name: 'Issued by', value: 'Threat Detection' }, { name: 'Source', value: 'api:test-server' }],
+      title: 'Moderation log · threat\\_detection',
+      fields: [{ name: 'Event', value: 'threat\\_detection' }, { name: 'Player', value: '[Watched\\_One](https://www.roblox.com/users/6001/profile) (6001)' }, { name: 'Issued by', value: 'Threat Detection' }, { name: 'Source', value: 'api:test-server' }],
     })
   })
 
@@ -117,7 +117,7 @@ t.test('Threat Detection', async (t) => {
     const entry = await threatEntry('6002')
     t.match(entry, { category: 'ingame', event_type: 'threat_detection', issued_by: 'Threat Detection', description: 'Safety check: REVIEW for player 6002\n- on the staff watchlist' })
     const message = await eventually(async () => (await recorded(sandbox, { channel_id: DefaultIds.ingameLog })).at(-1), 10_000, 'the entry in the in-game channel')
-    t.match(message.embeds.at(-1), { title: 'In-game log · threat_detection', footer: { text: `Entry #${entry.id}` } })
+    t.match(message.embeds.at(-1), { title: 'In-game log · threat\\_detection', footer: { text: `Entry #${entry.id}` } })
   })
 })
 

@@ -1,25 +1,65 @@
-/** docker-compose.yml and the Dockerfile agree with the configuration. */
+/**
+ * docker-compose.yml and the Dockerfile agree with the configuration: no default secrets, monitoring on loopback only,
+ * and each app service gets exactly the variables its process reads (derived from the source by
+ * test/helpers/config-reads.ts, declared in src/runtime/process-env.ts).
+ */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { parse } from 'yaml'
 import { parseConfig } from '../../src/config.js'
+import { CONFIG_ENV, PROCESS_CONFIG, processEnv, type ComposeProcess } from '../../src/runtime/process-env.js'
+import { configReads } from '../helpers/config-reads.js'
 import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
+/** The secrets compose must be given: it has no default for them. */
+const REQUIRED = { MYSQL_PASSWORD: 'pw-for-test', MYSQL_ROOT_PASSWORD: 'root-pw-for-test', GRAFANA_ADMIN_PASSWORD: 'grafana-pw-for-test', DISCORD_TOKEN: 'token-for-test' }
+
+/** Each app service of compose and its process's entry point. */
+const ENTRIES: Record<ComposeProcess, string> = { front: 'src/front.ts', worker: 'workers/worker.ts', gateway: 'src/gateway.ts' }
+
 t.test('docker-compose.yml', async (t) => {
   const text = await readFile(join(ROOT, 'docker-compose.yml'), 'utf8')
+  const doc = parse(text, { merge: true }) as { services: Record<string, { environment?: Record<string, unknown>; ports?: string[] }> }
 
   t.test('is valid for docker-compose config -q', { skip: await skipUnlessTool('docker-compose', 'docker-compose') }, async (t) => {
     const compose = (await which('docker-compose')) ?? 'docker-compose'
-    const r = await run(compose, ['-f', 'docker-compose.yml', 'config', '-q'], ROOT)
+    const bare = await run(compose, ['-f', 'docker-compose.yml', 'config', '-q'], ROOT, { MYSQL_PASSWORD: '', MYSQL_ROOT_PASSWORD: '', GRAFANA_ADMIN_PASSWORD: '', DISCORD_TOKEN: '' })
+    t.not(bare.code, 0, 'refuses to start without the secrets')
+    t.match(bare.stderr, /MYSQL_PASSWORD|MYSQL_ROOT_PASSWORD|GRAFANA_ADMIN_PASSWORD|DISCORD_TOKEN/)
+    const r = await run(compose, ['-f', 'docker-compose.yml', 'config', '-q'], ROOT, REQUIRED)
     t.equal(r.code, 0, r.stderr)
-    const full = await run(compose, ['-f', 'docker-compose.yml', 'config'], ROOT)
+    const full = await run(compose, ['-f', 'docker-compose.yml', 'config'], ROOT, REQUIRED)
     t.equal(full.code, 0, full.stderr)
     for (const service of ['redis', 'mysql', 'front', 'worker', 'gateway', 'prometheus', 'grafana']) {
       t.match(full.stdout, new RegExp(`^  ${service}:$`, 'm'), `service ${service}`)
     }
+  })
+
+  t.test('has no default password or token: each secret must be set (${VAR:?why})', async (t) => {
+    for (const name of Object.keys(REQUIRED)) {
+      const uses = [...text.matchAll(new RegExp(`\\$\\{${name}(:?[-?])?([^}]*)\\}`, 'g'))]
+      t.ok(uses.length > 0, `${name} is used`)
+      for (const use of uses) t.match(use[0], new RegExp(`^\\$\\{${name}:\\?\\S.*\\}$`), `${use[0]} is required, with a reason`)
+    }
+    t.same(doc.services.mysql?.environment?.MYSQL_PASSWORD, '${MYSQL_PASSWORD:?set MYSQL_PASSWORD (URL-safe characters) in .env}')
+    t.notMatch(text, /\$\{[A-Z_]*(PASSWORD|TOKEN|SECRET|API_KEY)[A-Z_]*:?-[^}]/, 'no secret has a non-empty default')
+  })
+
+  t.test('publishes Prometheus and Grafana on 127.0.0.1 only', async (t) => {
+    t.same(doc.services.prometheus?.ports, ['127.0.0.1:${PROMETHEUS_PORT:-9090}:9090'])
+    t.same(doc.services.grafana?.ports, ['127.0.0.1:${GRAFANA_PORT:-3000}:3000'])
+  })
+
+  t.test('gives each app service exactly the variables its process reads', async (t) => {
+    for (const name of Object.keys(ENTRIES) as ComposeProcess[]) {
+      t.same(Object.keys(doc.services[name]?.environment ?? {}).sort(), processEnv(name), name)
+    }
+    t.ok(processEnv('worker').includes('DISCORD_TOKEN') && processEnv('worker').includes('LOG_DESTINATION_SERVER'), 'the worker posts deliveries')
+    t.notOk(processEnv('front').includes('DISCORD_TOKEN'), 'the front never holds the bot token')
   })
 
   t.test('has no top-level name (docker-compose v1 rejects it)', async (t) => {
@@ -45,6 +85,29 @@ t.test('docker-compose.yml', async (t) => {
   })
 })
 
+t.test('src/runtime/process-env.ts', async (t) => {
+  t.test("each process's list is what the code reachable from its entry point reads", async (t) => {
+    for (const [name, entry] of Object.entries(ENTRIES) as Array<[ComposeProcess, string]>) {
+      t.same([...PROCESS_CONFIG[name]].sort(), configReads(ROOT, entry), `${name} (${entry})`)
+    }
+  })
+
+  t.test('CONFIG_ENV names every variable of config.ts and each field its sources', async (t) => {
+    const source = await readFile(join(ROOT, 'src/config.ts'), 'utf8')
+    const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]*): v\.optional\(/gm)].map((m) => m[1]!).sort()
+    t.same([...new Set(Object.values(CONFIG_ENV).flat())].sort(), variables, 'the same variables')
+    const body = source.slice(source.indexOf('config: Object.freeze({'))
+    for (const [field, names] of Object.entries(CONFIG_ENV)) {
+      const line = new RegExp(`^ +${field}: (.*)$`, 'm').exec(body)?.[1]
+      t.ok(line !== undefined, `${field} is built in parseConfig`)
+      // A field made from a local (shardIds) takes that local's variables too.
+      const locals = [...(line ?? '').matchAll(/\b([a-z]\w*)\b/g)].map((m) => new RegExp(`const ${m[1]} = (.*)$`, 'm').exec(source)?.[1] ?? '')
+      const read = new Set([line ?? '', ...locals].flatMap((text) => [...text.matchAll(/\bo\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!)))
+      t.ok([...read].every((name) => names.includes(name)), `${field}: ${[...read].join(', ')} within ${names.join(', ')}`)
+    }
+  })
+})
+
 t.test('prometheus/prometheus.yml', async (t) => {
   const text = await readFile(join(ROOT, 'prometheus/prometheus.yml'), 'utf8')
 
@@ -67,5 +130,8 @@ t.test('Dockerfile', async (t) => {
     t.match(text, /npm ci --omit=dev/)
     t.match(text, /^FROM node:20-bookworm-slim$/m)
     t.match(text, /ENTRYPOINT \["node", "dist\/src\/cli\.js"\]/)
+  })
+  t.test('runs in production mode, so serve never falls back to the sandbox', async (t) => {
+    t.match(text, /^ENV NODE_ENV=production$/m)
   })
 })

@@ -1,0 +1,73 @@
+/**
+ * Which environment variables each process that docker-compose.yml runs needs, so compose can pass exactly those.
+ * CONFIG_ENV says which variables make each Config field (a field checked against another variable lists both);
+ * PROCESS_CONFIG lists the Config fields each process reads. test/ops/compose.test.ts derives those fields again from
+ * the source (every file the entry point imports, searched for `config.field`) and checks them against this list,
+ * and checks each compose service's `environment` against {@link processEnv}.
+ */
+import type { Config } from '../config.js'
+
+/** The environment variables behind each Config field (typed over every field, so a new field must be added here). */
+export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Object.freeze({
+  port: ['PORT'],
+  host: ['HOST'],
+  frontWorkers: ['FRONT_WORKERS'],
+  redisUrl: ['REDIS_URL'],
+  redisPrefix: ['REDIS_PREFIX'],
+  databaseUrl: ['DATABASE_URL'],
+  gamePlatformName: ['GAME_PLATFORM_NAME'],
+  trustProxy: ['TRUST_PROXY'],
+  maxCodesPerRequest: ['MAX_CODES_PER_REQUEST'],
+  apiKey: ['API_KEY'],
+  robloxUsersApi: ['ROBLOX_USERS_API'],
+  rateLimits: ['RATE_LIMITS'],
+  bindTimeoutMs: ['BIND_TIMEOUT_MS'],
+  logLevel: ['LOG_LEVEL'],
+  metricsPort: ['METRICS_PORT'],
+  workerMetricsPort: ['WORKER_METRICS_PORT'],
+  gatewayMetricsPort: ['GATEWAY_METRICS_PORT'],
+  discordToken: ['DISCORD_TOKEN'],
+  discordApi: ['DISCORD_API'],
+  shardCount: ['SHARD_COUNT'],
+  shardIds: ['SHARD_IDS', 'SHARD_COUNT'],
+  guildWhitelist: ['GUILD_WHITELIST'],
+  staffRoleId: ['STAFF_ROLE_ID'],
+  messageContent: ['MESSAGE_CONTENT'],
+  commandScope: ['COMMAND_SCOPE'],
+  messageRetentionDays: ['MESSAGE_RETENTION_DAYS'],
+  sandboxPort: ['SANDBOX_PORT'],
+  // A webhook destination is checked against DISCORD_API's host.
+  logDestinations: ['LOG_DESTINATION_SERVER', 'LOG_DESTINATION_INGAME', 'LOG_DESTINATION_MODERATION', 'DISCORD_API'],
+  deliveryRateLimit: ['DELIVERY_RATE_LIMIT'],
+  deliveryBatchMs: ['DELIVERY_BATCH_MS'],
+  deliveryPollMs: ['DELIVERY_POLL_MS'],
+  // The two levels are checked against each other.
+  safetyReviewInfractions: ['SAFETY_REVIEW_INFRACTIONS', 'SAFETY_UNSAFE_INFRACTIONS'],
+  safetyUnsafeInfractions: ['SAFETY_UNSAFE_INFRACTIONS', 'SAFETY_REVIEW_INFRACTIONS'],
+  production: ['NODE_ENV'],
+  sandbox: ['SANDBOX'],
+})
+
+/** The processes docker-compose.yml runs, by compose service name. */
+export type ComposeProcess = 'front' | 'worker' | 'gateway'
+
+/** The Config fields each process reads (the code reachable from its entry point). */
+export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Config)[]>> = Object.freeze({
+  front: [
+    'apiKey', 'bindTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
+    'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
+  ],
+  worker: [
+    'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
+    'logLevel', 'redisPrefix', 'redisUrl', 'robloxUsersApi', 'workerMetricsPort',
+  ],
+  gateway: [
+    'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',
+    'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'redisUrl', 'shardCount', 'shardIds', 'staffRoleId',
+  ],
+})
+
+/** The environment variables a process needs, sorted. */
+export function processEnv(name: ComposeProcess): string[] {
+  return [...new Set(PROCESS_CONFIG[name].flatMap((field) => CONFIG_ENV[field]))].sort()
+}
