@@ -115,6 +115,7 @@ const EnvEntries = v.object({
   ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
+  BODY_TIMEOUT_MS: v.optional(intString('BODY_TIMEOUT_MS', 50, 60000), '2000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
   METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
   WORKER_METRICS_PORT: v.optional(intString('WORKER_METRICS_PORT', 0, 65535), '9465'),
@@ -203,6 +204,8 @@ export type Config = Readonly<{
   robloxUsersApi: string
   rateLimits: RateLimits | null
   bindTimeoutMs: number
+  /** How long a request body may take to arrive after its headers before the front answers 400 and closes. */
+  bodyTimeoutMs: number
   logLevel: string
   metricsPort: number
   workerMetricsPort: number
@@ -265,6 +268,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       robloxUsersApi: o.ROBLOX_USERS_API.replace(/\/+$/, ''),
       rateLimits: o.RATE_LIMITS,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
+      bodyTimeoutMs: o.BODY_TIMEOUT_MS,
       logLevel: o.LOG_LEVEL,
       metricsPort: o.METRICS_PORT,
       workerMetricsPort: o.WORKER_METRICS_PORT,
