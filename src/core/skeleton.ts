@@ -33,15 +33,14 @@ const COMBINING = /\p{M}/u
 // Invisible code points spell nothing to a reader, so they are dropped, not treated as separators.
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/u
 
-function rank(gap: Gap): number {
-  return gap === 'none' ? 0 : gap === 'space' ? 1 : gap === 'mark' ? 2 : 3
-}
-
 function prototypeOf(c: string): string {
   return (CONFUSABLES.get(c) ?? CONFUSABLES.get(c.toLowerCase()) ?? c).toLowerCase()
 }
 
-/** The skeleton letters of a text, each with the strongest separator seen since the previous letter. */
+/**
+ * The skeleton letters of a text, each with what separated it from the previous letter: a line break wins, then a
+ * space (so `Bro, blox` reads as ordinary punctuation between words), then punctuation alone (`Rob.lox`).
+ */
 export function skeletonLetters(text: string): SkeletonLetter[] {
   const out: SkeletonLetter[] = []
   let gap: Gap = 'none'
@@ -50,8 +49,9 @@ export function skeletonLetters(text: string): SkeletonLetter[] {
     if (INVISIBLE.test(c) || COMBINING.test(c)) continue
     const proto = prototypeOf(c)
     if (!LETTER_OR_DIGIT.test(proto)) {
-      const seen: Gap = LINE_BREAK.test(c) ? 'break' : WHITESPACE.test(c) ? 'space' : 'mark'
-      if (rank(seen) > rank(gap)) gap = seen
+      if (LINE_BREAK.test(c)) gap = 'break'
+      else if (WHITESPACE.test(c)) gap = gap === 'break' ? gap : 'space'
+      else if (gap === 'none') gap = 'mark'
       continue
     }
     let first = true

@@ -38,6 +38,7 @@ t.test('spellsName', async (t) => {
     ['split across a line break', 'Rob\nlox'],
     ['split across a CRLF with spaces', 'playing Rob \r\n lox now'],
     ['split by a dot', 'Rob.lox'],
+    ['dotted and spaced letter by letter', 'R. o. b. l. o. x'],
     ['Cyrillic look-alikes inside a sentence', 'now on R\u043Ebl\u043E\u0445!'],
     ['invisible marks between letters', 'R\u200Eob\u2060lo\u00ADx'],
     ['inside a longer word', 'MyRobloxGame'],
@@ -53,6 +54,7 @@ t.test('spellsName', async (t) => {
     ['a game with m (rn) in it', 'Minecraft'],
     ['music', 'Blinding Lights'],
     ['nearly the name', 'Roblo x-ray'],
+    ['ordinary punctuation between words', 'Bro, blox fruits time'],
     ['empty text', ''],
   ]
   for (const [name, text] of kept) t.test(`does not flag ${name}`, async (t) => t.equal(spellsName(text, 'Roblox'), false))
