@@ -117,6 +117,7 @@ const EnvEntries = v.object({
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
   UNKNOWN_CODE_BUDGET: v.optional(intString('UNKNOWN_CODE_BUDGET', 0, 1000000), '1000'),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
+  BODY_TIMEOUT_MS: v.optional(intString('BODY_TIMEOUT_MS', 50, 60000), '2000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
   METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
   WORKER_METRICS_PORT: v.optional(intString('WORKER_METRICS_PORT', 0, 65535), '9465'),
@@ -210,6 +211,8 @@ export type Config = Readonly<{
   /** Distinct unknown codes (not found, or issued but not linked) one client may ask for per hour; 0 = off. */
   unknownCodeBudget: number
   bindTimeoutMs: number
+  /** How long a request body may take to arrive after its headers before the front answers 400 and closes. */
+  bodyTimeoutMs: number
   logLevel: string
   metricsPort: number
   workerMetricsPort: number
@@ -280,6 +283,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       rateLimits: o.RATE_LIMITS,
       unknownCodeBudget: o.UNKNOWN_CODE_BUDGET,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
+      bodyTimeoutMs: o.BODY_TIMEOUT_MS,
       logLevel: o.LOG_LEVEL,
       metricsPort: o.METRICS_PORT,
       workerMetricsPort: o.WORKER_METRICS_PORT,

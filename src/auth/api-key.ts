@@ -49,9 +49,12 @@ export function digestsEqual(a: string, b: string): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y)
 }
 
-/** Extracts the token of an `Authorization: Bearer <token>` header; null when absent or malformed. */
+/**
+ * Extracts the token of an `Authorization: Bearer <token>` header; null when absent or malformed. The token is
+ * visible ASCII only (RFC 6750 b64token is narrower still): a key followed by any other character is not the key.
+ */
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null
-  const m = /^Bearer[ \t]+(\S{1,512})[ \t]*$/i.exec(header)
+  const m = /^Bearer[ \t]+([\x21-\x7E]{1,512})[ \t]*$/i.exec(header)
   return m === null ? null : m[1]!
 }

@@ -1,4 +1,5 @@
 /** Discord activities to the text lines games show, pure: filtering, ordering, sanitizing and cutting. */
+import { spellsName } from './skeleton.js'
 
 /** A Discord activity as it arrives from the gateway (raw snake_case) or from discord.js (camelCase); only the fields we use. */
 export interface ActivityInput {
@@ -29,13 +30,19 @@ const BREAKING_WHITESPACE = /[\t\n\v\f\r\u0085\u2028\u2029]/g
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g
 const ZERO_WIDTH = /[\u200B\u200C\uFEFF]/g
+// Every other format or default-ignorable character (LRM, RLM, word joiner, soft hyphen, Hangul fillers, invisible
+// operators...) shows nothing and only hides text; kept are the joiner (handled below), variation selectors and tags,
+// which emoji need.
+const INVISIBLE =
+  /(?![\u200D\uFE00-\uFE0F\u180B-\u180D\u180F\u{E0020}-\u{E007F}\u{E0100}-\u{E01EF}])[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu
+// Tag characters only mean something inside a flag sequence (🏴 + tags, as in the Scotland flag).
+const STRAY_TAG = /(?<!\u{1F3F4}[\u{E0020}-\u{E007E}]*)[\u{E0020}-\u{E007F}]/gu
 // A zero-width joiner glues emoji into one picture (👨‍👩‍👧, 🏳️‍🌈, 👩🏽‍💻); anywhere else it only hides text.
 const STRAY_JOINER =
   /(?<!\p{Extended_Pictographic}\uFE0F?|\p{Emoji_Modifier})\u200D|\u200D(?!\p{Extended_Pictographic})/gu
 const STRUCTURE: Readonly<Record<string, string>> = { ';': ',', '{': '(', '}': ')', '"': "'" }
 const STRUCTURE_CHAR = /[;{}"]/g
 const WHITESPACE_RUN = /\s+/g
-const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 
@@ -49,6 +56,8 @@ function clean(text: string): string {
     .replace(CONTROL, '')
     .replace(BIDI_CONTROL, '')
     .replace(ZERO_WIDTH, '')
+    .replace(INVISIBLE, '')
+    .replace(STRAY_TAG, '')
     .replace(STRAY_JOINER, '')
     .replace(STRUCTURE_CHAR, (c) => STRUCTURE[c] ?? c)
     .replace(WHITESPACE_RUN, ' ')
@@ -100,11 +109,6 @@ function textOf(value: unknown): string {
   return typeof value === 'string' ? value : ''
 }
 
-function comparable(text: string): string {
-  // Sanitizing keeps soft hyphens, word joiners and fullwidth letters, which still spell the platform name to a reader.
-  return clean(text).replace(DEFAULT_IGNORABLE, '').normalize('NFKC').toLowerCase()
-}
-
 function activityTexts(activity: ActivityInput): string[] {
   const assets = activity.assets ?? {}
   return [
@@ -120,13 +124,13 @@ function activityTexts(activity: ActivityInput): string[] {
     .filter((text) => text !== '')
 }
 
-/** Whether any text of the activity names the game platform, case-insensitively and through invisible characters. */
+/**
+ * Whether any text of the activity names the game platform as a reader would see it: any case, through invisible
+ * characters, look-alike letters (UTS #39 skeleton), letter-by-letter spacing or dots, and line breaks.
+ */
 export function mentionsPlatform(activity: ActivityInput, gamePlatformName: string): boolean {
   const rawNeedle = gamePlatformName.toLowerCase()
-  const cleanNeedle = comparable(gamePlatformName)
-  return activityTexts(activity).some(
-    (text) => text.toLowerCase().includes(rawNeedle) || comparable(text).includes(cleanNeedle),
-  )
+  return activityTexts(activity).some((text) => text.toLowerCase().includes(rawNeedle) || spellsName(text, gamePlatformName))
 }
 
 /** Whether the activity may be shown: a known non-custom type, a non-empty name and no mention of the game platform. */

@@ -8,6 +8,8 @@ export const ErrorCode = {
   InvalidQuery: 'invalid_query',
   ValidationFailed: 'validation_failed',
   BodyTooLarge: 'body_too_large',
+  BodyIncomplete: 'body_incomplete',
+  LengthRequired: 'length_required',
   InvalidJson: 'invalid_json',
   UnsupportedMediaType: 'unsupported_media_type',
   NoUsableCode: 'no_usable_code',

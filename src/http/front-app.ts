@@ -80,12 +80,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** Builds the server with every route; the caller listens and closes it. */
 export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
-  // hyper-express enforces this limit with an empty 413; ours (MAX_BODY_BYTES) answers first with a JSON reason.
-  const app = new HyperExpress.Server({ max_body_length: 1024 * 1024, trust_proxy: false })
+  // hyper-express answers a declared length over max_body_length itself, with an empty 413, before any handler runs
+  // (so before the key is checked) and only once the whole body has arrived. Its limit is therefore off; ours
+  // (readJson: MAX_BODY_BYTES, declared length required) runs after the key check and answers JSON at once.
+  const app = new HyperExpress.Server({ max_body_length: Number.POSITIVE_INFINITY, trust_proxy: false })
   const { log, observer } = deps
 
-  const finish = (res: Response, ctx: RequestCtx, reply: Reply) => {
-    send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId)
+  const finish = (res: Response, ctx: RequestCtx, reply: Reply, req?: Request) => {
+    send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
     if (reply.status >= 500) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
@@ -106,12 +108,12 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       started: process.hrtime.bigint(),
     }
     handler(req, res, ctx).then(
-      (reply) => finish(res, ctx, reply),
+      (reply) => finish(res, ctx, reply, req),
       (err: unknown) => {
         log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
         finish(res, ctx, ctx.route === 'callbacks' || ctx.route === 'rpc'
           ? textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' })
-          : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }))
+          : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }), req)
       },
     )
   }
@@ -138,10 +140,20 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     if (type !== undefined && !/^(?:application\/(?:[\w.+-]+\+)?json|text\/plain)\b/i.test(type)) {
       return { ok: false, reply: jsonError(415, ErrorCode.UnsupportedMediaType, 'the body must be JSON: send Content-Type: application/json') }
     }
+    // A chunked body has no length to check before reading it, so it could only be limited after buffering it.
+    if (req.headers['transfer-encoding'] !== undefined) {
+      return { ok: false, reply: jsonError(411, ErrorCode.LengthRequired, 'send the body with a Content-Length header, not chunked') }
+    }
     const declared = Number(req.headers['content-length'] ?? '0')
     const tooLarge = jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${MAX_BODY_BYTES} bytes`)
     if (declared > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
-    const raw = await req.buffer()
+    const raw = await bodyWithin(req, deps.config.bodyTimeoutMs)
+    if (raw === null) {
+      return {
+        ok: false,
+        reply: jsonError(400, ErrorCode.BodyIncomplete, `the body did not arrive: Content-Length says ${declared} bytes, and they did not all come within ${deps.config.bodyTimeoutMs} ms`),
+      }
+    }
     if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
     try {
       return { ok: true, value: JSON.parse(raw.toString('utf8')) }
@@ -297,11 +309,24 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   app.set_not_found_handler((req, res) => {
     const ip = deps.clientIp(req.ip, req.headers['x-forwarded-for'])
     const ctx: RequestCtx = { route: 'not_found', requestId: randomUUID(), ip, client: clientKey(ip), started: process.hrtime.bigint() }
-    finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`))
+    finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`), req)
   })
   app.set_error_handler((req, res, err) => {
     log.error({ err, path: req.path }, 'handler error')
-    if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID())
+    if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID(), req)
   })
   return app
+}
+
+/** The whole body, or null when it has not all arrived within `ms` (a Content-Length larger than what was sent). */
+async function bodyWithin(req: Request, ms: number): Promise<Buffer | null> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms)
+  })
+  try {
+    return await Promise.race([req.buffer(), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }

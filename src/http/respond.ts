@@ -3,7 +3,7 @@
  * `{detail: {status, code, message, ...}}`: `status` is the spec's bind status where one applies, else `error`;
  * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
  */
-import type { Response } from 'hyper-express'
+import type { Request, Response } from 'hyper-express'
 import { INVALIDATED_MESSAGE, isCode } from '../core/codes.js'
 import { ErrorCode } from '../core/error-codes.js'
 import type { FieldIssue } from '../schemas/fields.js'
@@ -22,15 +22,22 @@ export interface Reply {
 const JSON_TYPE = 'application/json; charset=utf-8'
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
-/** Writes a reply. */
-export function send(res: Response, reply: Reply, requestId: string): void {
+/**
+ * Writes a reply. When `req` still has body bytes on the way (an early 401, 413, a lying Content-Length), the reply
+ * goes out at once and the connection is closed: hyper-express would otherwise hold the answer until the whole
+ * declared body arrived, and the unread bytes would be parsed as the next request.
+ */
+export function send(res: Response, reply: Reply, requestId: string, req?: Request): void {
   if (res.completed) return
+  const bodyPending = req !== undefined && !req.received
+  if (bodyPending) req.received = true
   res.status(reply.status)
   res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
   res.header('x-request-id', requestId)
   res.header('cache-control', 'no-store')
   if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v)
-  res.send(reply.body)
+  if (bodyPending) res.header('connection', 'close')
+  res.send(reply.body, bodyPending)
 }
 
 /** A JSON success reply. */

@@ -15,6 +15,8 @@ t.test('bearer header parsing', async (t) => {
   const rows: Array<[string | undefined, string | null]> = [
     ['Bearer abc', 'abc'], ['bearer abc', 'abc'], ['Bearer  abc  ', 'abc'], ['Bearer', null], ['Basic abc', null],
     ['Bearer a b', null], [undefined, null], ['', null], [`Bearer ${'x'.repeat(513)}`, null],
+    ['Bearer abc\u00E9', null], ['Bearer ab\u00E9c', null], ['Bearer abc\u00A0', null], ['Bearer abc\u0085', null],
+    ['Bearer abc\uFFFD', null], ['Bearer abc\u0000', null], ['Bearer \u0430bc', null],
   ]
   for (const [header, token] of rows) t.equal(bearerToken(header), token, JSON.stringify(header))
 })
