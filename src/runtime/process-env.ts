@@ -57,8 +57,9 @@ export type ComposeProcess = 'front' | 'worker' | 'gateway'
 /** The Config fields each process reads (the code reachable from its entry point). */
 export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Config)[]>> = Object.freeze({
   front: [
-    'apiKey', 'bindTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
+    'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
     'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
+    'unknownCodeBudget',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
@@ -66,7 +67,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
   ],
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',
-    'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'redisUrl', 'shardCount', 'shardIds', 'staffRoleId',
+    'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'redisUrl', 'shardCount', 'shardIds', 'staffGuildIds', 'staffRoleId',
   ],
 })
 
