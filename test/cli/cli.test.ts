@@ -1,3 +1,4 @@
+/** The built CLI as a child process in the Docker image layout: parsing errors, --help, --version, key commands. */
 import { execFile, spawn } from 'node:child_process'
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,10 @@ import { COMMANDS } from '../../src/cli/command-table.js'
 import { startStack, type Stack } from '../helpers/stack.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+// Building the CLI once and running some 60 children costs about a minute of CPU; on a loaded 2-core machine that
+// has reached tap's default 120 s per file, so this file gets more.
+t.setTimeout(300_000)
 const PARALLEL = 4
 
 let stack: Stack
