@@ -3,7 +3,7 @@ import t from 'tap'
 import { startGateway } from '../../src/runtime/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createProcessContext } from '../../src/runtime/process-context.js'
-import { eventually, getText } from '../helpers/stack.js'
+import { eventually } from '../helpers/stack.js'
 import { startGatewayStack } from '../helpers/gateway-stack.js'
 
 const GAME = { type: 0, name: 'Minecraft' }
