@@ -1,9 +1,14 @@
-/** Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. */
+/**
+ * Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. Every
+ * write announces itself on the change feed (`{p}:feed`) in the same MULTI.
+ */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { encodeCachedCode } from '../core/code-record.js'
+import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
 import type { CodeRecord } from '../core/codes.js'
 import type { RedisKeys } from './keys.js'
+import { execAll } from './multi.js'
 import { luaSource } from './lua-scripts.js'
 
 /** The cache's operations. */
@@ -31,7 +36,9 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
         tx.hset(keys.codes, record.code, encodeCachedCode(record))
         tx.hset(keys.holders, record.chatUserId, record.code)
       }
-      await tx.exec()
+      // In the same MULTI as the write: no crash can leave the write made and the fronts' views of it unannounced.
+      tx.publish(keys.feed, encodeFeedCodes([record.code], Date.now()))
+      await execAll(tx)
     },
     async rebuild(pages) {
       // Per-run names: two processes rebuilding at once must not write into each other's half-built copy.
@@ -48,14 +55,15 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
           codes.push(r.code, encodeCachedCode(r))
           holders.push(r.chatUserId, r.code)
         }
-        await redis.multi().hset(tmpCodes, ...codes).hset(tmpHolders, ...holders).exec()
+        await execAll(redis.multi().hset(tmpCodes, ...codes).hset(tmpHolders, ...holders))
         count += page.length
       }
       const tx = redis.multi()
       if (count === 0) tx.del(keys.codes, keys.holders, tmpCodes, tmpHolders)
       else tx.rename(tmpCodes, keys.codes).rename(tmpHolders, keys.holders)
       tx.set(keys.codesBuilt, new Date().toISOString())
-      await tx.exec()
+      tx.publish(keys.feed, encodeFeedAll(Date.now()))
+      await execAll(tx)
       return count
     },
     async isBuilt() {

@@ -10,6 +10,7 @@
  * | `{p}:holders:rebuild:{run}` | hash, temporary | the next `{p}:holders`, as `{p}:codes:rebuild:{run}` | code-cache.ts rebuild | nobody (renamed) |
  * | `{p}:presence` | hash | field = the holder's live CODE, value = `shard|status|rendered activity lines` (see core/presence-entry.ts); keyed by code so the front reads it beside `{p}:codes` in one round trip | gateway (presence-store.ts, including the resync sweep); a revoked code's entry is removed with it (code-cache.ts) | front (code-lookup.ts), gateway sweep |
  * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat (presence-store.ts) | front (code-lookup.ts: a stale shard's presences are ignored) |
+ * | `{p}:feed` | pub/sub channel | the change feed: `MS|CODE[,CODE...]` or `MS|*` (core/feed-message.ts), published in the same MULTI as every write that changes a block | code-cache.ts (code writes, rebuilds), presence-store.ts (presence set/clear/sweep, shard marked dead) | fronts (change-feed.ts) |
  * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start (api-key-copy.ts) | front (bearer check, api-key-copy.ts) |
  * | `{p}:apikeys:sync:{run}` | hash, temporary | the next `{p}:apikeys` while a resync fills it, renamed over it in the same MULTI | api-key-copy.ts replace | nobody (renamed) |
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker (roblox-user-cache.ts) | bind worker |
@@ -33,6 +34,7 @@ export interface RedisKeys {
   readonly holdersRebuild: (run: string) => string
   readonly presence: string
   readonly presenceShards: string
+  readonly feed: string
   readonly apiKeys: string
   readonly apiKeysSync: (run: string) => string
   readonly bullPrefix: string
@@ -57,6 +59,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     holdersRebuild: (run: string) => `${prefix}:holders:rebuild:${run}`,
     presence: `${prefix}:presence`,
     presenceShards: `${prefix}:presence:shards`,
+    feed: `${prefix}:feed`,
     apiKeys: `${prefix}:apikeys`,
     apiKeysSync: (run: string) => `${prefix}:apikeys:sync:${run}`,
     bullPrefix: `${prefix}:bull`,

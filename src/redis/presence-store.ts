@@ -5,8 +5,10 @@
  * entries count) every few seconds; entries written by a shard whose mark has lapsed are served as no activity.
  */
 import type { Redis } from 'ioredis'
+import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
 import { decodePresence, encodePresence, type PresenceEntry } from '../core/presence-entry.js'
 import type { RedisKeys } from './keys.js'
+import { execAll } from './multi.js'
 
 /** Write side of the presence hash, and the holder reads that key it. */
 export interface PresenceStore {
@@ -45,22 +47,27 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
       return out
     },
     async set(code, entry) {
-      await redis.hset(keys.presence, code, encodePresence(entry))
+      await execAll(redis.multi().hset(keys.presence, code, encodePresence(entry)).publish(keys.feed, encodeFeedCodes([code], Date.now())))
     },
     async setMany(entries) {
       if (entries.length === 0) return
       const args: string[] = []
-      for (const [code, entry] of entries) args.push(code, encodePresence(entry))
-      await redis.hset(keys.presence, ...args)
+      const codes: string[] = []
+      for (const [code, entry] of entries) {
+        args.push(code, encodePresence(entry))
+        codes.push(code)
+      }
+      await execAll(redis.multi().hset(keys.presence, ...args).publish(keys.feed, encodeFeedCodes(codes, Date.now())))
     },
     async clear(code) {
-      await redis.hdel(keys.presence, code)
+      await execAll(redis.multi().hdel(keys.presence, code).publish(keys.feed, encodeFeedCodes([code], Date.now())))
     },
     async heartbeat(shard, untilMs) {
       await redis.hset(keys.presenceShards, String(shard), String(untilMs))
     },
     async markDead(shard) {
-      await redis.hdel(keys.presenceShards, String(shard))
+      // Which codes the shard wrote is not known here without a scan; fronts drop everything (a rare event).
+      await execAll(redis.multi().hdel(keys.presenceShards, String(shard)).publish(keys.feed, encodeFeedAll(Date.now())))
     },
     async size() {
       return redis.hlen(keys.presence)
@@ -76,7 +83,10 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
           const entry = decodePresence(flat[i + 1]!)
           if (entry?.shard === shard && !keep.has(flat[i]!)) stale.push(flat[i]!)
         }
-        if (stale.length > 0) removed += await redis.hdel(keys.presence, ...stale)
+        if (stale.length > 0) {
+          const [deleted] = await execAll(redis.multi().hdel(keys.presence, ...stale).publish(keys.feed, encodeFeedCodes(stale, Date.now())))
+          removed += Number(deleted)
+        }
       } while (cursor !== '0')
       return removed
     },
