@@ -1,0 +1,78 @@
+/**
+ * A front's view of the gateway shards' liveness marks (`{p}:presence:shards`: shard id -> epoch ms until which that
+ * shard's presences count), read every `everyMs` by a timer instead of inside requests.
+ *
+ * A mark lapsing is not a write, so nothing announces it on the change feed: this watcher notices a shard's liveness
+ * changing (lapsed, marked dead, or back) and tells its listeners, at most `everyMs` late. `isLive` itself compares
+ * against the mark's exact time, so a reader that checks it when serving is never late.
+ * Liveness is judged with this host's clock against marks written with the gateway's; marks last 15 s, so hosts need
+ * only ordinary NTP-level agreement.
+ */
+import type { Redis } from 'ioredis'
+import type { RedisKeys } from './keys.js'
+
+/** How often a front reads the marks. */
+export const MARKS_REFRESH_MS = 1000
+
+/** The watcher. */
+export interface ShardMarks {
+  /** True when `shard`'s mark, as last read, is later than `at` (epoch ms). */
+  isLive(shard: number, at: number): boolean
+  /** Calls `listener` with the shards whose liveness changed since the previous check; returns a stop function. */
+  onTransition(listener: (shards: readonly number[]) => void): () => void
+  /** Reads the marks now and reports transitions (the timer does this every `everyMs`). */
+  refresh(): Promise<void>
+  /** Stops the timer. */
+  stop(): void
+}
+
+/** Options of the watcher. */
+export interface ShardMarksOptions {
+  everyMs?: number
+  now?: () => number
+  onError?: (err: Error) => void
+}
+
+/** Starts watching; resolves after the first read (or its failure: every shard then reads as not live). */
+export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: ShardMarksOptions = {}): Promise<ShardMarks> {
+  const now = opts.now ?? Date.now
+  const listeners = new Set<(shards: readonly number[]) => void>()
+  let marks = new Map<number, number>()
+  let wasLive = new Set<number>()
+
+  const check = () => {
+    const at = now()
+    const live = new Set<number>()
+    for (const [shard, until] of marks) if (until > at) live.add(shard)
+    const changed: number[] = []
+    for (const shard of live) if (!wasLive.has(shard)) changed.push(shard)
+    for (const shard of wasLive) if (!live.has(shard)) changed.push(shard)
+    wasLive = live
+    if (changed.length > 0) for (const listener of listeners) listener(changed)
+  }
+  const refresh = async () => {
+    try {
+      const raw = await redis.hgetall(keys.presenceShards)
+      const next = new Map<number, number>()
+      for (const [shard, until] of Object.entries(raw)) next.set(Number(shard), Number(until))
+      marks = next
+    } catch (err) {
+      // Unreadable marks keep their last value: a lapse is still noticed by time, a revival when Redis answers.
+      opts.onError?.(err as Error)
+    }
+    check()
+  }
+
+  await refresh()
+  const timer = setInterval(() => void refresh(), opts.everyMs ?? MARKS_REFRESH_MS)
+  timer.unref()
+  return {
+    isLive: (shard, at) => (marks.get(shard) ?? 0) > at,
+    onTransition(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    refresh,
+    stop: () => clearInterval(timer),
+  }
+}
