@@ -856,7 +856,8 @@ function Watcher:onStreamMessage(message)
   end
   local text = message
   if string.sub(text, 1, 2) == '{"' then
-    -- A WebSocket message in JSON: a block, or an error with the HTTP API's error code.
+    -- JSON, never a block (a block starts with "{" and a code): a WebSocket message {op = "block", code, block},
+    -- an acknowledgement, or an error with the HTTP API's error code.
     local ok, value = pcall(function()
       return self.link.http:JSONDecode(text)
     end)
@@ -865,8 +866,11 @@ function Watcher:onStreamMessage(message)
     end
     if type(value.block) == "string" then
       text = value.block
+    elseif value.op == "subscribed" or value.op == "unsubscribed" then
+      return
     else
-      self:report({ kind = "stream", errorCode = value.code or value.error, detail = tostring(value.message or value.error) })
+      -- {op = "error", code, message} on a WebSocket; an SSE `event: error` carries {code, message} as its data.
+      self:report({ kind = "stream", errorCode = value.code, detail = "stream error " .. tostring(value.code) .. ": " .. tostring(value.message) })
       return
     end
   end
