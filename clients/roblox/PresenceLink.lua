@@ -455,10 +455,18 @@ local function defaultHttpService()
   return game:GetService("HttpService")
 end
 
+-- Wall time in seconds with millisecond precision (os.time counts whole seconds; os.clock is meant for benchmarks).
+local function defaultClock()
+  if DateTime ~= nil then
+    return DateTime.now().UnixTimestampMillis / 1000
+  end
+  return os.time()
+end
+
 --- Creates a client. options: baseUrl (ending in /api/v1), apiKey (a Secret from HttpService:GetSecret, or a
 --- string), and optionally requestsPerMinute (400), maxWaitSeconds (how long a call may wait for the governor, 5),
 --- pollInterval (seconds between polls in watch, 30), streamRetrySeconds (60), stream ("sse", "websocket" or false),
---- httpService, clock, sleep, spawn (the engine's by default: HttpService, os.clock, task.wait, task.spawn).
+--- httpService, clock, sleep, spawn (the engine's by default: HttpService, DateTime, task.wait, task.spawn).
 function PresenceLink.new(options)
   assert(type(options) == "table", "PresenceLink.new needs an options table")
   assert(type(options.baseUrl) == "string" and string.find(options.baseUrl, "^https?://") ~= nil, "baseUrl must be an http(s) URL ending in /api/v1")
@@ -466,7 +474,7 @@ function PresenceLink.new(options)
   local self = setmetatable({}, PresenceLink)
   self.baseUrl = string.gsub(options.baseUrl, "/+$", "")
   self.http = options.httpService or defaultHttpService()
-  self.clock = options.clock or os.clock
+  self.clock = options.clock or defaultClock
   self.sleep = options.sleep or function(seconds)
     task.wait(seconds)
   end
@@ -772,6 +780,8 @@ function Watcher:add(code)
   if PresenceLink.isCode(code) and not self.codes[code] then
     self.codes[code] = true
     table.insert(self.order, code)
+    -- A player who just linked should not wait a whole poll interval for their first block.
+    self.dirty = true
     self:resubscribe({ code }, nil)
   end
 end
@@ -991,6 +1001,8 @@ end
 function Watcher:run()
   local link = self.link
   while not self.stopped do
+    -- Cleared before the round: a code added while this round's request is on its way makes the next one come soon.
+    self.dirty = false
     if self.stream == nil and link.clock() >= self.nextStreamTry then
       self:openStream()
     end
@@ -998,8 +1010,11 @@ function Watcher:run()
     if self.mode ~= "stream" then
       self:pollOnce()
     end
-    if not self.stopped then
-      link.sleep(link.pollInterval)
+    -- Sleep until the next round, in steps of at most a second so a new code (add) is read within a second;
+    -- codes added together within that second share one request.
+    local nextRound = link.clock() + link.pollInterval
+    while not self.stopped and not self.dirty and link.clock() < nextRound do
+      link.sleep(math.min(1, nextRound - link.clock()))
     end
   end
 end
