@@ -4,7 +4,7 @@ module uses, written for these tests and talking to the real service over real s
 
   HttpService    RequestAsync (lua-socket http), JSONEncode/JSONDecode (lua-cjson), CreateWebStreamClient
                  (an SSE client over a TCP socket, with MessageReceived/Opened/Error/Closed signals)
-  Secret         a value that cannot be printed, concatenated or compared as a string; AddPrefix/AddSuffix only,
+  Secret         a value that prints as "Secret(presence_link)" and cannot be concatenated or compared; AddPrefix/AddSuffix only,
                  and only this HttpService can read it (as the engine does with HttpService:GetSecret)
   task           spawn and wait over coroutines, with a run loop that sleeps when every task waits
 
@@ -91,8 +91,10 @@ end
 local secretValues = setmetatable({}, { __mode = "k" })
 local SecretMeta = {}
 SecretMeta.__index = SecretMeta
+-- As in the engine, printing a Secret shows its kind, never its value (a client that sent tostring(secret) would be
+-- refused with 401).
 SecretMeta.__tostring = function()
-  error("a Secret cannot be converted to a string", 2)
+  return "Secret(presence_link)"
 end
 SecretMeta.__concat = function()
   error("a Secret cannot be concatenated; use AddPrefix or AddSuffix", 2)
