@@ -31,6 +31,7 @@ t.test('/code', async (t) => {
     const first = await command(user, 'code')
     t.equal(first.flags & 64, 64, 'ephemeral')
     const code = /\*\*([A-Z0-9]{4})\*\*/.exec(first.content)![1]!
+    t.match(code, /^[A-HJKMNP-Z0-9]{4}$/, 'a new code has no O, I or L')
     t.equal(first.content, `Your new code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
     const again = await command(user, 'code')
     t.equal(again.content, `Your code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
