@@ -4,8 +4,18 @@
  * they never throw for expected outcomes.
  */
 
-/** Characters a code is made of. */
+/** Characters a code may be made of: every code ever issued, and everything the API accepts, is 4 of these. */
 export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+
+/**
+ * The letters new codes never contain, each with the digit it is read as in game fonts (Gotham, Builder Sans, Source
+ * Sans, Arial): O is 0, I and L are 1 (a lowercase l typed for 1 uppercases to L). Codes issued before this rule may
+ * still contain them and keep working; a game client maps them to their twin when normalizing what a player typed.
+ */
+export const LOOK_ALIKES: Readonly<Record<string, string>> = Object.freeze({ O: '0', I: '1', L: '1' })
+
+/** Characters new codes are drawn from: CODE_ALPHABET without the look-alikes (33 characters, 33^4 = 1,185,921 codes). */
+export const ISSUE_ALPHABET = [...CODE_ALPHABET].filter((c) => !(c in LOOK_ALIKES)).join('')
 
 /** The code format as regex source (no anchors), for patterns that embed a code: exactly 4 characters A-Z or 0-9. */
 export const CODE_FORMAT = '[A-Z0-9]{4}'
@@ -49,19 +59,35 @@ export function isCode(value: unknown): value is string {
   return typeof value === 'string' && CODE_PATTERN.test(value)
 }
 
+// The largest multiple of the alphabet's size that fits in a byte: 231 = 7 * 33.
+const BYTE_LIMIT = 256 - (256 % ISSUE_ALPHABET.length)
+
 /**
- * Makes a code from random bytes by rejection sampling (no modulo bias): a byte is used only when it is
- * below 252 = 7 * 36. Returns null when the bytes ran out; callers pass 16 bytes, which fails with
- * probability below 1e-20.
+ * Makes a new code from random bytes by rejection sampling (no modulo bias) over ISSUE_ALPHABET: a byte is used
+ * only when it is below 231 = 7 * 33. Returns null when the bytes ran out; callers pass 16 bytes, which fails with
+ * probability below 4e-11 (and the service tries again).
  */
 export function codeFromBytes(bytes: Uint8Array): string | null {
   let code = ''
   for (const byte of bytes) {
-    if (byte >= 252) continue
-    code += CODE_ALPHABET[byte % 36]
+    if (byte >= BYTE_LIMIT) continue
+    code += ISSUE_ALPHABET[byte % ISSUE_ALPHABET.length]
     if (code.length === 4) return code
   }
   return null
+}
+
+/**
+ * The codes a game client tries for what a player typed, best first: ASCII spaces, tabs and dashes removed, ASCII
+ * letters uppercased, and the look-alikes mapped to their twins (`oo1r` and `OOIR` give `001R`); then, when that
+ * differs, the uppercased text as typed, for codes issued before the look-alike rule (`OOIR` itself). Empty when
+ * neither is a code. The reference for the Roblox module's normalizer (a shared table of cases checks both); the
+ * service itself stays strict and never normalizes.
+ */
+export function typedCodeCandidates(typed: string): string[] {
+  const plain = typed.replace(/[ \t\n\v\f\r-]+/g, '').replace(/[a-z]+/g, (s) => s.toUpperCase())
+  const mapped = [...plain].map((c) => LOOK_ALIKES[c] ?? c).join('')
+  return [mapped, plain].filter((code, i, all) => isCode(code) && all.indexOf(code) === i)
 }
 
 /** True when the record is linked to a game account. */
@@ -151,6 +177,9 @@ export function describeRefusal(reason: ActionRefusal): string {
   }
 }
 
-/** The support message the bind endpoint gives with `invalidated`. */
+/**
+ * The support message the bind endpoint gives with `invalidated`. It does not say why: the code may have been burnt
+ * by this very bind (another account had it), earlier by another account, or by its owner's "This wasn't me".
+ */
 export const INVALIDATED_MESSAGE =
-  'This code was invalidated because another game account tried to use it. Contact support to get a new code; do not retry.'
+  'This code was invalidated and can no longer link any account. Its owner can get a new code in Discord (/unlink, then /code) or contact support; do not retry.'

@@ -53,7 +53,7 @@ export function decideSafety(facts: SafetyFacts, thresholds: SafetyThresholds): 
   if (code !== null) {
     if (code.state === 'banned') reasons.push({ reason: 'code_banned', status: 'unsafe', message: `code ${code.code} is banned` })
     else if (code.state === 'invalidated') {
-      reasons.push({ reason: 'code_invalidated', status: 'unsafe', message: `code ${code.code} was invalidated after another account tried to bind it` })
+      reasons.push({ reason: 'code_invalidated', status: 'unsafe', message: `code ${code.code} is invalidated (another account tried to bind it, or its owner reported a link they did not make)` })
     }
     if (code.platformUserId !== null && code.platformUserId !== facts.platformUserId) {
       reasons.push({ reason: 'code_linked_elsewhere', status: 'review', message: `code ${code.code} is linked to another account` })

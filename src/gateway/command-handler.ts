@@ -4,8 +4,8 @@
  */
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
-import { describeRefusal, isCode, type CodeAction } from '../core/codes.js'
-import { codeReply, maskCode, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from '../core/replies.js'
+import { isCode, type CodeAction } from '../core/codes.js'
+import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from '../core/replies.js'
 import { PLATFORM_USER_ID } from '../core/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
@@ -46,9 +46,9 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
-    if (live === undefined) return 'You have no code yet. Use /code to get one.'
+    if (live === undefined) return reply('noCode')
     const result = await codes.act(live.code, action, actorOf(i))
-    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
+    if (!result.ok) return refusedReply(result.reason)
     return done(live)
   }
 
@@ -60,13 +60,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         return codeReply(code, created, deps.gamePlatformName)
       }
       case 'pause':
-        return ownAction(i, 'pause', () => 'Detection paused: games now see "Detection Paused". Use /resume to undo.')
+        return ownAction(i, 'pause', () => reply('paused'))
       case 'resume':
-        return ownAction(i, 'resume', () => 'Detection resumed: games see your activity again.')
+        return ownAction(i, 'resume', () => reply('resumed'))
       case 'unlink':
         return ownAction(i, 'revoke', (c) => {
           deps.onHolderChanged(i.user.id)
-          return `Your code **${c.code}** is retired${c.platformUsername === null ? '' : ` and its link to **${c.platformUsername}** removed`}. Use /code to get a new one.`
+          return reply('unlinked', { code: c.code, link: c.platformUsername === null ? '' : reply('unlinkedLink', { username: c.platformUsername }) })
         })
       default:
         return staff(i)
@@ -79,27 +79,27 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     // First, before reading any option: Manage Server in some other guild the bot is in must grant nothing here.
     if (i.guildId === null || !staffGuilds.has(i.guildId)) {
       log.warn({ guild: i.guildId, user: i.user.id, command: i.commandName }, 'staff command outside the staff guilds refused')
-      return 'Staff commands work only in the staff server of this service.'
+      return reply('staffWrongGuild')
     }
-    if (!isStaff(i, deps.staffRoleId)) return 'Only staff can use this command.'
+    if (!isStaff(i, deps.staffRoleId)) return reply('staffOnly')
     const sub = i.options.getSubcommand()
     if (sub === 'watch' || sub === 'unwatch') return watch(i, sub)
     if (sub === 'pardon') return pardon(i)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
-    if ((target === null) === (codeOption === null)) return 'Give either a user or a code.'
-    if (codeOption !== null && !isCode(codeOption)) return 'A code is 4 characters, A-Z or 0-9.'
+    if ((target === null) === (codeOption === null)) return reply('staffUserOrCode')
+    if (codeOption !== null && !isCode(codeOption)) return reply('staffBadCode')
     const record = codeOption !== null ? await codes.show(codeOption) : await codes.ofUser(target!.id)
     if (sub === 'rotate') {
       const userId = target?.id ?? record?.chatUserId
-      if (userId === undefined) return 'No such code.'
+      if (userId === undefined) return reply('staffNoSuchCode')
       const { previous, code } = await codes.rotate(userId, actorOf(i))
       deps.onHolderChanged(userId)
       const old = previous?.code ?? null
       const dm = await deps.sendDm(userId, rotatedDm(code.code, old, deps.gamePlatformName))
       return rotatedReply(userId, old, code.code, dm)
     }
-    if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
+    if (record === undefined || record.state === 'revoked') return target === null ? reply('staffNoSuchCode') : reply('staffUserHasNoCode', { userId: target.id })
     if (sub === 'info') {
       const [total, pardoned, page] = await Promise.all([
         deps.infractions.count({ code: record.code }),
@@ -109,37 +109,38 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       return staffInfo(record, total, pardoned, page.infractions)
     }
     const result = await codes.act(record.code, sub as CodeAction, actorOf(i))
-    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
-    return `Done: ${sub} on code **${maskCode(record.code)}** of <@${record.chatUserId}>.`
+    if (!result.ok) return refusedReply(result.reason)
+    return reply('staffDone', { action: sub, masked: maskCode(record.code), userId: record.chatUserId })
   }
 
   const pardon = async (i: ChatInputCommandInteraction): Promise<string> => {
     const id = String(i.options.getInteger('infraction', true))
-    if (!/^[1-9]\d{0,18}$/.test(id)) return 'An infraction id is a positive whole number (the # in /staff info).'
+    if (!/^[1-9]\d{0,18}$/.test(id)) return reply('pardonBadId')
     const result = await deps.infractions.pardon(id, actorOf(i).name, i.options.getString('reason'))
-    if (result.outcome === 'not_found') return `No infraction #${id}.`
-    const of = `infraction #${id} (${result.infraction.eventType.slice(0, 64)}) of <@${result.infraction.chatUserId}>`
-    if (result.outcome === 'already_pardoned') return `Nothing changed: ${of} was already pardoned by ${result.infraction.pardon?.by ?? '?'}.`
-    return `Pardoned ${of}: it stays in the log and no longer counts for the safety check.`
+    if (result.outcome === 'not_found') return reply('pardonNotFound', { id })
+    const of = { id, eventType: result.infraction.eventType.slice(0, 64), userId: result.infraction.chatUserId }
+    if (result.outcome === 'already_pardoned') return reply('pardonAlready', { ...of, by: result.infraction.pardon?.by ?? '?' })
+    return reply('pardoned', of)
   }
 
   const watch = async (i: ChatInputCommandInteraction, sub: 'watch' | 'unwatch'): Promise<string> => {
     const id = String(i.options.getInteger('platform_user_id', true))
-    if (!PLATFORM_USER_ID.test(id)) return 'A game account id is a positive whole number.'
+    if (!PLATFORM_USER_ID.test(id)) return reply('watchBadId')
     if (sub === 'unwatch') {
-      return (await deps.watchlist.remove(id)) ? `Game account ${id} is off the watchlist.` : `Game account ${id} was not on the watchlist.`
+      return reply((await deps.watchlist.remove(id)) ? 'unwatched' : 'notWatched', { id })
     }
     const outcome = await deps.watchlist.add({ platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
-    return outcome === 'added' ? `Game account ${id} is on the watchlist: the safety check now flags it.` : `Game account ${id} was already on the watchlist; its reason is updated.`
+    return reply(outcome === 'added' ? 'watched' : 'watchUpdated', { id })
   }
 
   const notMe = async (i: ButtonInteraction): Promise<string> => {
     const code = i.customId.slice(NOT_ME_PREFIX.length)
     const record = isCode(code) ? await codes.show(code) : undefined
-    if (record === undefined || record.chatUserId !== i.user.id) return 'This button is not for you.'
+    if (record === undefined || record.chatUserId !== i.user.id) return reply('notForYou')
     const result = await codes.act(code, 'invalidate', { source: 'discord', name: `${i.user.username} (${i.user.id}): this wasn't me` })
-    if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
-    return `Code **${code}** is invalidated and staff were told. Ask a staff member for a new code.`
+    if (result.ok) return reply('notMeDone', { code })
+    // The owner pressing an old DM's button: say what state the code is in and what to do, not a staff-facing refusal.
+    return reply(result.reason === 'banned' ? 'notMeBanned' : result.reason === 'invalidated' ? 'notMeAlready' : 'notMeRetired', { code })
   }
 
   return async (interaction) => {
@@ -154,7 +155,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     } catch (err) {
       log.error({ err, interaction: interaction.id }, 'interaction failed')
       if (interaction.isRepliable() && interaction.deferred) {
-        await interaction.editReply({ content: 'Something went wrong; try again in a moment.' }).catch(() => undefined)
+        await interaction.editReply({ content: reply('failed') }).catch(() => undefined)
       }
     }
   }

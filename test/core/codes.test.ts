@@ -1,6 +1,7 @@
 /** The code domain: format, issuance from random bytes, the bind table and the staff and user actions (src/core/codes.ts). */
 import t from 'tap'
-import { applyAction, codeFromBytes, decideBind, isCode, type CodeRecord } from '../../src/core/codes.js'
+import { readFileSync } from 'node:fs'
+import { applyAction, CODE_ALPHABET, codeFromBytes, decideBind, ISSUE_ALPHABET, isCode, LOOK_ALIKES, typedCodeCandidates, type CodeRecord } from '../../src/core/codes.js'
 
 const unbound: CodeRecord = { code: 'AB12', state: 'active', paused: false, chatUserId: '1', platformUserId: null, platformUsername: null }
 const bound: CodeRecord = { ...unbound, platformUserId: '10', platformUsername: 'Owner' }
@@ -15,10 +16,25 @@ t.test('code format', async (t) => {
   for (const [value, ok] of cases) t.equal(isCode(value), ok, JSON.stringify(value))
 })
 
-t.test('codes from random bytes use the whole alphabet without bias and skip bytes >= 252', async (t) => {
-  t.equal(codeFromBytes(new Uint8Array([0, 25, 26, 35])), 'AZ09')
-  t.equal(codeFromBytes(new Uint8Array([252, 255, 36, 37, 71, 250])), 'AB98')
-  t.equal(codeFromBytes(new Uint8Array([253, 254, 1])), null)
+t.test('new codes come from A-Z0-9 without the look-alikes O, I and L, without bias, skipping bytes >= 231', async (t) => {
+  t.equal(ISSUE_ALPHABET, 'ABCDEFGHJKMNPQRSTUVWXYZ0123456789')
+  t.equal(ISSUE_ALPHABET.length, 33)
+  t.same(LOOK_ALIKES, { O: '0', I: '1', L: '1' })
+  t.equal(codeFromBytes(new Uint8Array([0, 22, 23, 32])), 'AZ09')
+  t.equal(codeFromBytes(new Uint8Array([231, 255, 33, 34, 64, 230])), 'AB89')
+  t.equal(codeFromBytes(new Uint8Array([232, 254, 1])), null)
+  const seen = new Set<string>()
+  for (let byte = 0; byte < 231; byte++) seen.add(codeFromBytes(new Uint8Array([byte, byte, byte, byte]))!.charAt(0))
+  t.equal([...seen].sort().join(''), [...ISSUE_ALPHABET].sort().join(''), 'every byte below 231 gives a character of the alphabet, each 7 times')
+  t.notOk([...ISSUE_ALPHABET].some((c) => 'OIL'.includes(c)))
+  t.ok(isCode('OO1R') && isCode('L1M2'), 'codes issued before the rule still have the format the API accepts')
+  t.equal(CODE_ALPHABET.length, 36)
+})
+
+t.test('what a player typed becomes the codes a game client tries (shared with the Roblox module)', async (t) => {
+  const cases = JSON.parse(readFileSync(new URL('../fixtures/typed-codes.json', import.meta.url), 'utf8')) as Array<{ typed: string; candidates: string[] }>
+  t.ok(cases.length >= 10)
+  for (const { typed, candidates } of cases) t.same(typedCodeCandidates(typed), candidates, JSON.stringify(typed))
 })
 
 t.test('bind table', async (t) => {

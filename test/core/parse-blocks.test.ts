@@ -534,3 +534,10 @@ t.test('parseRpc rejects', async (t) => {
     })
   }
 })
+
+t.test('the shared table of block cases (test/fixtures/blocks.json, also run by the Roblox module\'s Lua parser)', async (t) => {
+  const { readFileSync } = await import('node:fs')
+  const cases = JSON.parse(readFileSync(new URL('../fixtures/blocks.json', import.meta.url), 'utf8')) as Array<{ name: string; kind: string; text: string; expect: unknown }>
+  t.ok(cases.length >= 40)
+  for (const c of cases) t.same(c.kind === 'rpc' ? parseRpc(c.text) : parseCallbacks(c.text), c.expect, c.name)
+})

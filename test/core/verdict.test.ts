@@ -40,6 +40,11 @@ t.test('decideSafety', async (t) => {
       'on the staff watchlist: alt of a banned player',
     ])
     t.same(decideSafety({ ...clean, infractions: 1 }, thresholds).reasons[0]?.message, '1 infraction on record (review from 1)')
+    t.equal(
+      decideSafety({ ...clean, code: { code: 'AB12', state: 'invalidated', platformUserId: '42' } }, thresholds).reasons[0]?.message,
+      'code AB12 is invalidated (another account tried to bind it, or its owner reported a link they did not make)',
+      'an invalidated code names both ways it can happen: the service does not record which',
+    )
   })
 })
 

@@ -31,6 +31,7 @@ t.test('/code', async (t) => {
     const first = await command(user, 'code')
     t.equal(first.flags & 64, 64, 'ephemeral')
     const code = /\*\*([A-Z0-9]{4})\*\*/.exec(first.content)![1]!
+    t.match(code, /^[A-HJKMNP-Z0-9]{4}$/, 'a new code has no O, I or L')
     t.equal(first.content, `Your new code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
     const again = await command(user, 'code')
     t.equal(again.content, `Your code is **${code}**. Join the game and enter it when asked to link your Roblox account.\nKeep it private: whoever enters it first links their account to you.`)
@@ -153,7 +154,7 @@ t.test('binding a code DMs its user; "This wasn\'t me" invalidates it and writes
     const messages = await g.control<Array<{ id: string; content: string; components: any[]; allowed_mentions: unknown }>>('GET', `messages?user_id=${user}`)
     return messages[0]
   }, 5000, 'the DM')
-  t.equal(dm.content, `Your code **${code}** was just linked to the Roblox account **Dm_R** (id 48).\nIf this wasn't you, press the button below: the code will be invalidated and staff will be told.`)
+  t.equal(dm.content, `Your code **${code}** was just linked to the Roblox account **Dm_R** (id 48).\nIf this wasn't you, press the button below: the code will be invalidated and staff will be told; then /unlink and /code give you a new one.`)
   t.same(dm.allowed_mentions, { parse: [] })
   const button = dm.components[0].components[0]
   t.equal(button.label, "This wasn't me")
@@ -162,9 +163,34 @@ t.test('binding a code DMs its user; "This wasn\'t me" invalidates it and writes
   const refused = await g.control<{ content: string }>('POST', 'components', { user_id: stranger, custom_id: button.custom_id, message_id: dm.id })
   t.equal(refused.content, 'This button is not for you.')
   const reply = await g.control<{ content: string }>('POST', 'components', { user_id: user, custom_id: button.custom_id, message_id: dm.id })
-  t.equal(reply.content, `Code **${code}** is invalidated and staff were told. Ask a staff member for a new code.`)
+  t.equal(reply.content, `Code **${code}** is invalidated and staff were told: no game account can use it now. Use /unlink to retire it, then /code gives you a new one.`)
   t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\nDm_R;\n"This code was invalidated. Contact support for help.";\n}\n`)
   const entry = await g.stack.db.selectFrom('log_entries').selectAll().where('code', '=', code).where('event_type', '=', 'code_invalidate').executeTakeFirstOrThrow()
   t.equal(entry.category, 'moderation')
   t.equal(entry.issued_by, `dmuser (${user}): this wasn't me`)
+
+  t.test('afterwards every text says what happened and that /unlink then /code gives a new code, which it does', async (t) => {
+    const press = () => g.control<{ content: string }>('POST', 'components', { user_id: user, custom_id: button.custom_id, message_id: dm.id })
+    t.equal((await press()).content, `Nothing changed: code **${code}** is already invalidated. Use /unlink to retire it, then /code gives you a new one.`)
+    const shown = (await command(user, 'code')).content
+    t.equal(shown, `Your code **${code}** is invalidated: it can no longer link an account (this happens when another Roblox account tries to use it, or when you press "This wasn't me"). Use /unlink to retire it, then /code gives you a new one.`)
+    t.notMatch(shown, /staff/i, 'no "ask staff": the user can do it alone')
+    const again = await g.bind(code, 'Dm_R', 48)
+    t.match(again, { status: 409, body: { detail: { status: 'invalidated', message: 'This code was invalidated and can no longer link any account. Its owner can get a new code in Discord (/unlink, then /code) or contact support; do not retry.' } } })
+    t.equal((await command(user, 'unlink')).content, `Your code **${code}** is retired and its link to **Dm_R** removed. Use /code to get a new one.`)
+    const fresh = /^Your new code is \*\*([A-Z0-9]{4})\*\*\./.exec((await command(user, 'code')).content)?.[1]
+    t.ok(fresh !== undefined && fresh !== code, 'a new code, without staff')
+    t.equal((await g.bind(fresh!, 'Dm_R', 48)).status, 200, 'and it binds')
+    t.equal((await press()).content, `Nothing changed: code **${code}** is already retired. /code shows your current code.`)
+  })
+})
+
+t.test('a code burnt by another account\'s bind: the bind, /code and callbacks say so without blaming the owner', async (t) => {
+  const user = nextUser()
+  const code = await g.codeFor(user, 'burnt')
+  t.equal((await g.bind(code, 'First_R', 61)).status, 200)
+  const conflict = await g.bind(code, 'Second_R', 62)
+  t.equal(conflict.status, 409)
+  t.equal(conflict.body.detail.message, 'This code was invalidated and can no longer link any account. Its owner can get a new code in Discord (/unlink, then /code) or contact support; do not retry.')
+  t.match((await command(user, 'code')).content, /^Your code \*\*[A-Z0-9]{4}\*\* is invalidated: it can no longer link an account .* Use \/unlink to retire it, then \/code gives you a new one\.$/)
 })

@@ -6,7 +6,7 @@ let stack: Stack
 let sandbox: Sandbox
 let auth: string
 let nextChatUser = 200000000000000000n
-const INVALIDATED = 'This code was invalidated because another game account tried to use it. Contact support to get a new code; do not retry.'
+const INVALIDATED = 'This code was invalidated and can no longer link any account. Its owner can get a new code in Discord (/unlink, then /code) or contact support; do not retry.'
 
 async function freshCode(): Promise<string> {
   return (await stack.codes.issue(String(++nextChatUser))).code.code

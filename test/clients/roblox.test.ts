@@ -1,0 +1,221 @@
+/**
+ * The Roblox module (clients/roblox/PresenceLink.lua) run for real: Debian's lua5.1 with lua-socket and lua-cjson,
+ * a stand-in for the engine's HttpService written for these tests (test/clients/roblox/harness.lua), against the
+ * real service with the Discord sandbox. Each Lua scenario prints one JSON line; the assertions are here.
+ */
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { INVALIDATED_MESSAGE } from '../../src/core/codes.js'
+import { parseCallbacks, parseRpc } from '../../src/core/parse-blocks.js'
+import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
+import { eventually, getText, startStack } from '../helpers/stack.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const fixtures = fileURLToPath(new URL('../fixtures', import.meta.url))
+
+const MESSAGES = {
+  bound: 'Linked! Your Discord activity now shows in this game.',
+  already_bound: 'This code is already linked to your account.',
+  invalid_code: "Codes are 4 letters and digits, like K7QX. Type the code the Discord bot's /code command shows you.",
+  not_found: "That code does not exist. Check it with the Discord bot's /code command.",
+  rate_limited: 'Too many tries. Wait a minute and try again.',
+  unavailable: 'Linking is not available right now. Try again in a minute.',
+}
+
+/** Runs one Lua scenario and returns its JSON line. */
+function lua(script: string, env: Record<string, string>): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'lua5.1',
+      [`test/clients/roblox/${script}`],
+      { cwd: root, timeout: 60_000, env: { ...process.env, LUA_PATH: 'test/clients/roblox/?.lua;clients/roblox/?.lua;;', FIXTURES: fixtures, ...env } },
+      (err, stdout, stderr) => {
+        if (err !== null) return reject(new Error(`lua5.1 ${script} failed: ${err.message}\n${stderr}`))
+        const line = stdout.trim().split('\n').at(-1) ?? ''
+        try {
+          resolve(JSON.parse(line))
+        } catch {
+          reject(new Error(`lua5.1 ${script} printed no JSON: ${stdout}\n${stderr}`))
+        }
+      },
+    )
+  })
+}
+
+/**
+ * lua-cjson writes an empty Lua table as `{}` and leaves nil fields out: read the Lua side's JSON in the shape of the
+ * expected value (empty arrays, null usernames).
+ */
+function likeExpected(actual: any, expected: any): any {
+  if (Array.isArray(expected)) {
+    const list = Array.isArray(actual) ? actual : actual !== null && typeof actual === 'object' && Object.keys(actual).length === 0 ? [] : actual
+    return Array.isArray(list) ? list.map((item, i) => likeExpected(item, expected[i])) : list
+  }
+  if (expected !== null && typeof expected === 'object' && actual !== null && typeof actual === 'object') {
+    const out: Record<string, unknown> = { ...actual }
+    for (const [key, value] of Object.entries(expected)) {
+      out[key] = value === null && !(key in actual) ? null : likeExpected(actual[key], value)
+    }
+    return out
+  }
+  return actual
+}
+
+t.test('the shared tables: the Lua normalizer and parser agree with the TypeScript references', async (t) => {
+  const out = await lua('codes.lua', {})
+  const typed = JSON.parse(readFileSync(`${fixtures}/typed-codes.json`, 'utf8')) as Array<{ typed: string; candidates: string[] }>
+  t.equal(out.typed.length, typed.length)
+  typed.forEach((c, i) => t.same(likeExpected(out.typed[i].candidates, c.candidates), c.candidates, `typed ${JSON.stringify(c.typed)}`))
+  const blocks = JSON.parse(readFileSync(`${fixtures}/blocks.json`, 'utf8')) as Array<{ name: string; kind: string; text: string; expect: unknown }>
+  t.equal(out.blocks.length, blocks.length)
+  t.ok(blocks.length >= 40)
+  blocks.forEach((c, i) => {
+    const reference = c.kind === 'rpc' ? parseRpc(c.text) : parseCallbacks(c.text)
+    t.same(reference, c.expect, `TypeScript: ${c.name}`)
+    t.same(likeExpected(out.blocks[i].result, c.expect), c.expect, `Lua: ${c.name}`)
+  })
+})
+
+t.test('against the real service and the Discord sandbox', async (t) => {
+  const g: GatewayStack = await startGatewayStack(t)
+  const api = g.stack.api
+  const player = { USERNAME: 'Lua_Player', USER_ID: '4242' }
+  const env = { BASE_URL: api, API_KEY: g.stack.apiKey, CONTROL_URL: `${g.sandbox.url}/control` }
+  const aliceId = '870000000000000001'
+  const code = await g.codeFor(aliceId, 'alice')
+
+  const freeCode = async (): Promise<string> => {
+    for (;;) {
+      const candidate = Array.from({ length: 4 }, () => 'QWXYZ'[Math.floor(Math.random() * 5)]).join('')
+      if ((await g.stack.codes.show(candidate)) === undefined) return candidate
+    }
+  }
+
+  t.test('bind: typed text normalized, every outcome with a sentence for the player', async (t) => {
+    // A code issued before the look-alike rule: it keeps working when typed as it is.
+    await g.stack.db.insertInto('codes').values({ code: 'OL1O', chat_user_id: '870000000000000002', state: 'active', paused: false, updated_at: new Date() }).execute()
+    const bannedCode = await g.codeFor('870000000000000003', 'banned')
+    t.ok((await g.stack.codes.act(bannedCode, 'ban', { source: 'test' })).ok)
+    const contested = await g.codeFor('870000000000000005', 'contested')
+    const unknown = await freeCode()
+    const out = await lua('bind.lua', { ...env, ...player, CODE: code, UNKNOWN_CODE: unknown, OLD_CODE_TYPED: 'o l 1 o', BANNED_CODE: bannedCode, CONTESTED_CODE: contested })
+
+    t.match(out.typedLower, { ok: true, httpStatus: 200, status: 'bound', code, username: 'Lua_Player', message: MESSAGES.bound })
+    t.equal((await g.stack.codes.show(code))?.platformUserId, '4242', 'linked to the player id sent by the module')
+    t.match(out.again, { ok: true, status: 'already_bound', message: MESSAGES.already_bound })
+    t.match(out.notACode, { ok: false, status: 'invalid_code', message: MESSAGES.invalid_code })
+    t.equal(out.notACodeSent, 0, 'nothing is sent for text that is no code')
+    t.match(out.unknown, { ok: false, httpStatus: 404, status: 'not_found', code: unknown, message: MESSAGES.not_found })
+    t.match(out.oldCode, { ok: true, status: 'bound', code: 'OL1O' })
+    t.same(out.oldCodeTried, [`${api}/bind`, `${api}/bind`], 'first the mapped 0110 (unknown), then OL1O as typed')
+    t.match(out.banned, { ok: false, httpStatus: 403, status: 'banned', message: 'this code is banned; contact support' })
+    t.match(out.banned.detail, /^the code is banned \(403\)/)
+    t.match(out.contestedFirst, { ok: true, status: 'bound' })
+    t.match(out.conflict, { ok: false, httpStatus: 409, status: 'invalidated', message: INVALIDATED_MESSAGE })
+    t.match(out.conflict.detail, /^the code is invalidated \(409\): its owner gets a new one in Discord with \/unlink, then \/code: /)
+    t.match(out.afterConflict, { ok: false, httpStatus: 409, status: 'invalidated' })
+    t.match(out.stringKey, { ok: true, status: 'already_bound', code: 'OL1O' }, 'a plain string key works too')
+    t.match(out.badKey, { ok: false, httpStatus: 401, status: 'error', errorCode: 'unauthorized', message: MESSAGES.unavailable })
+    t.match(out.badKey.detail, /^the service refused the API key \(401\): check the Secret given to PresenceLink\.new\(\{ apiKey \}\): invalid API key$/)
+    t.equal(out.authorizationSeen, `Bearer ${g.stack.apiKey}`, 'the Secret went out only inside the Authorization header')
+  })
+
+  t.test('log: stored with the player, and clear errors for the developer', async (t) => {
+    const out = await lua('log.lua', { ...env, ...player, CODE: 'OL1O' })
+    t.match(out.moderation, { ok: true, httpStatus: 200, status: 'logged', category: 'moderation' })
+    t.match(out.join, { ok: true, category: 'ingame' })
+    const entry = await eventually(
+      () => g.stack.db.selectFrom('log_entries').selectAll().where('event_type', '=', 'kick').where('code', '=', 'OL1O').executeTakeFirst(),
+      10_000,
+      'the stored kick',
+    )
+    t.match(entry, { category: 'moderation', description: 'Exploiting; {speed} "hacks"', platform_username: 'Lua_Player', issued_by: 'ModBob' })
+    t.equal(String(entry.platform_user_id), '4242')
+    t.match(out.badCategory, { ok: false, httpStatus: 400, errorCode: 'unknown_category' })
+    t.match(out.missingDescription, { ok: false, httpStatus: 422, errorCode: 'validation_failed', issues: [{ field: 'description' }] })
+    t.match(out.missingDescription.detail, /^the service refused the request body \(422\): see detail\.issues: invalid body: description/)
+    t.match(out.badCode, { ok: false, httpStatus: 400, errorCode: 'invalid_code' })
+    t.match(out.badKey, { ok: false, httpStatus: 401, errorCode: 'unauthorized' })
+  })
+
+  t.test('poll and pollRpc: hostile activity text parses exactly as the TypeScript reference reads it', async (t) => {
+    await g.control('POST', 'presence', {
+      user_id: aliceId,
+      status: 'online',
+      activities: [
+        { type: 0, name: 'Mine;craft {x} "q"\nnext\u2028line\u0000' },
+        { type: 2, name: 'Spotify', details: 'x'.repeat(4000), state: '🎵 The; Weeknd, }' },
+        { type: 0, name: 'R o b l o x' },
+      ],
+    })
+    const text = await g.callbacksUntil(code, (body) => body.includes('Listening to Spotify'), 'the hostile presence')
+    const unknown = await freeCode()
+    const out = await lua('poll.lua', { ...env, CODES: `${code},${unknown},bad!,${code.toLowerCase()},${code}` })
+    const reference = parseCallbacks((await getText(`${api}/callbacks/${code}&${unknown}`)).text)
+    t.ok(reference.ok, text)
+    if (!reference.ok) return
+    t.same(likeExpected(out.callbacks.blocks, reference.blocks), reference.blocks)
+    t.same(reference.blocks[0], {
+      code,
+      marker: ';',
+      username: 'Lua_Player',
+      activities: [
+        { lines: ['Playing', "Mine,craft (x) 'q' next line"] },
+        { lines: ['Listening to Spotify', `${'x'.repeat(99)}…`, "🎵 The, Weeknd, )"] },
+      ],
+    })
+    t.same(reference.blocks[1], { code: unknown, marker: ':', username: null, message: 'Code not found' })
+    const rpc = parseRpc((await getText(`${api}/rpc/${code}&${unknown}`)).text)
+    t.ok(rpc.ok)
+    if (rpc.ok) t.same(likeExpected(out.rpc.blocks, rpc.blocks), rpc.blocks)
+    t.same(out.many, { count: 250, requests: 2 }, '250 codes go out as two requests of at most 200')
+    t.same(out.none, { count: 0, requests: 0 })
+  })
+
+  t.test('watch: no stream on this service, so it falls back to polling and still delivers a presence change', async (t) => {
+    const bobId = '870000000000000004'
+    const second = await g.codeFor(bobId, 'bob')
+    t.equal((await g.bind(second, 'Bob_R', 4343)).status, 200)
+    const out = await lua('watch.lua', { ...env, CODE: code, SECOND_CODE: second, USER_ID_DISCORD: aliceId })
+    t.equal(out.first.code, code)
+    t.same(likeExpected(out.changed, { activities: [] }).activities, [{ lines: ['Playing', 'Terraria'] }])
+    t.equal(out.repeats, 0, 'an unchanged block is not delivered again')
+    t.match(out.second, { code: second, marker: ';', username: 'Bob_R' })
+    t.equal(out.mode, 'poll')
+    t.same(out.streams, [`${api}/stream/${code}`], 'the SSE stream was tried first, once')
+    t.match(out.errors[0], { kind: 'stream' })
+    t.match(out.errors[0].detail, /^stream error 404/)
+    t.equal(out.lastPollUrl, `${api}/callbacks/${second}`, 'after remove, only the remaining code is polled')
+  })
+})
+
+t.test('pacing and unavailability against a service with tight limits and no worker', async (t) => {
+  const stack = await startStack(t, { consumers: [], env: { RATE_LIMITS: 'callbacks=3/10', BIND_TIMEOUT_MS: '300' } })
+  const env = { BASE_URL: stack.api, API_KEY: stack.apiKey }
+
+  t.test('RateLimit-Remaining and Retry-After hold a route; the per-minute budget waits; nothing is sent past maxWait', async (t) => {
+    const out = await lua('pacing.lua', env)
+    t.same(out.a.slice(0, 3).map((r: { ok: boolean }) => r.ok), [true, true, true])
+    t.match(out.a[3], { ok: false, err: { httpStatus: 429, status: 'rate_limited', errorCode: 'rate_limited', message: MESSAGES.rate_limited } })
+    t.match(out.a[3].err.detail, /^held back by PresenceLink's governor for \d+ s/)
+    t.equal(out.aSent, 3, 'RateLimit-Remaining: 0 kept the fourth poll from being sent')
+    t.match(out.b.first, { httpStatus: 429, errorCode: 'rate_limited' })
+    t.match(out.b.first.detail, /^rate limited \(429\): nothing was lost; retry after retryAfter seconds: rate limit exceeded: 3 requests per 10 seconds per IP/)
+    t.ok(out.b.first.retryAfter >= 1 && out.b.first.retryAfter <= 10, 'Retry-After read')
+    t.match(out.b.second.detail, /^held back by PresenceLink's governor/)
+    t.equal(out.b.sent, 1, 'after a 429 the next poll waits for Retry-After instead of being sent')
+    t.equal(out.c.sent, 2)
+    t.same(out.c.slept.length, 1)
+    t.ok(out.c.slept[0] >= 1 && out.c.slept[0] <= 10, 'with time to wait, it waited Retry-After seconds, then sent')
+    t.same(out.d, { slept: [60], sent: 3 }, 'at 2 requests per minute the third waits for the window')
+    t.match(out.e, { sent: 2, refused: { status: 'rate_limited', retryAfter: 60 } })
+  })
+
+  t.test('503: a bind the service cannot finish says to retry later', async (t) => {
+    const out = await lua('unavailable.lua', { ...env, CODE: 'K7QX' })
+    t.match(out.bind, { ok: false, httpStatus: 503, status: 'error', errorCode: 'bind_timeout', retryAfter: 2, message: MESSAGES.unavailable })
+    t.match(out.bind.detail, /^the service is busy or restarting \(503\): retry after retryAfter seconds: /)
+  })
+})
