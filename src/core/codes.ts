@@ -121,7 +121,7 @@ export function decideBind(record: CodeRecord | undefined, attempt: BindAttempt)
 }
 
 /** Staff and user actions on one code. */
-export type CodeAction = 'ban' | 'unban' | 'pause' | 'resume' | 'reset' | 'revoke' | 'invalidate'
+export type CodeAction = 'ban' | 'unban' | 'pause' | 'resume' | 'reset' | 'revoke' | 'unlink' | 'invalidate'
 
 /** Why an action was refused. */
 export type ActionRefusal = 'not_found' | 'already_banned' | 'not_banned' | 'already_paused' | 'not_paused' | 'banned' | 'invalidated'
@@ -132,7 +132,9 @@ export type ActionResult = { ok: true; next: CodeRecord; changed: boolean } | { 
 /**
  * Applies an action. ban/unban toggle the banned state and keep the link; pause/resume toggle detection;
  * reset returns the code to active and unbound so its user can bind again (it also clears an invalidation);
- * revoke retires the code for good (it then behaves as unknown); invalidate burns it (the "This wasn't me" button).
+ * revoke retires the code for good (it then behaves as unknown); unlink is the user's own revoke, refused while the
+ * code is banned (otherwise /unlink then /code would trade a banned code for a fresh one); invalidate burns it (the
+ * "This wasn't me" button).
  */
 export function applyAction(record: CodeRecord | undefined, action: CodeAction): ActionResult {
   if (!isLive(record)) return { ok: false, reason: 'not_found' }
@@ -151,6 +153,8 @@ export function applyAction(record: CodeRecord | undefined, action: CodeAction):
       return next({ state: 'active', platformUserId: null, platformUsername: null })
     case 'revoke':
       return next({ state: 'revoked' })
+    case 'unlink':
+      return record.state === 'banned' ? { ok: false, reason: 'banned' } : next({ state: 'revoked' })
     case 'invalidate':
       if (record.state === 'banned') return { ok: false, reason: 'banned' }
       return record.state === 'invalidated' ? { ok: false, reason: 'invalidated' } : next({ state: 'invalidated' })

@@ -28,6 +28,9 @@ export const REPLIES = Object.freeze({
   resumed: 'Detection resumed: games see your activity again.',
   unlinked: 'Your code **{code}** is retired{link}. Use /code to get a new one.',
   unlinkedLink: ' and its link to **{username}** removed',
+  unlinkBanned:
+    'Nothing changed: your code **{code}** is banned, and a banned code cannot be retired or traded for a new one. ' +
+    'Only staff can lift a ban; contact a staff member if you think this is a mistake.',
   notForYou: 'This button is not for you.',
   notMeDone:
     'Code **{code}** is invalidated and staff were told: no game account can use it now. ' +

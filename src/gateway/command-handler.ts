@@ -48,6 +48,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const live = await codes.ofUser(i.user.id)
     if (live === undefined) return reply('noCode')
     const result = await codes.act(live.code, action, actorOf(i))
+    if (!result.ok && result.reason === 'banned' && action === 'unlink') return reply('unlinkBanned', { code: live.code })
     if (!result.ok) return refusedReply(result.reason)
     return done(live)
   }
@@ -64,7 +65,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       case 'resume':
         return ownAction(i, 'resume', () => reply('resumed'))
       case 'unlink':
-        return ownAction(i, 'revoke', (c) => {
+        return ownAction(i, 'unlink', (c) => {
           deps.onHolderChanged(i.user.id)
           return reply('unlinked', { code: c.code, link: c.platformUsername === null ? '' : reply('unlinkedLink', { username: c.platformUsername }) })
         })

@@ -83,6 +83,21 @@ t.test('staff commands', async (t) => {
     ])
   })
 
+  t.test('a banned user cannot trade the ban for a new code with /unlink then /code', async (t) => {
+    const user = nextUser()
+    const code = await g.codeFor(user, 'evader')
+    await g.bind(code, 'Evader_R', 47)
+    await staffCommand(staff, 'ban', { name: 'user', value: user })
+    t.equal(
+      (await command(user, 'unlink')).content,
+      `Nothing changed: your code **${code}** is banned, and a banned code cannot be retired or traded for a new one. Only staff can lift a ban; contact a staff member if you think this is a mistake.`,
+    )
+    t.match((await command(user, 'code')).content, `Your code **${code}** is banned`, '/code still shows the banned code')
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code}:\nEvader_R;\n"This code is banned. Contact support for help.";\n}\n`)
+    const trail = await g.stack.db.selectFrom('log_entries').select(['event_type']).where('code', '=', code).orderBy('id').execute()
+    t.same(trail, [{ event_type: 'code_ban' }], 'nothing was retired')
+  })
+
   t.test('reset unlinks an invalidated code so its user can bind again; rotate gives a new code', async (t) => {
     const user = nextUser()
     const code = await g.codeFor(user, 'victim')
