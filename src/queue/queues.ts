@@ -1,13 +1,18 @@
-/** BullMQ queue handles (producers) and the job defaults: retries with backoff, bounded history. */
+/** BullMQ queue handles (producers) and the job defaults: retries chosen by the kind of failure, bounded history. */
 import { Queue, QueueEvents, type DefaultJobOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { LogJob } from '../schemas/jobs.js'
 import type { JobName, QueueName } from './names.js'
+import { BACKOFF_BY_FAILURE_KIND, UNLIMITED_ATTEMPTS } from './retries.js'
 
-/** Retries with exponential backoff; completed jobs kept an hour, failed ones a week, for inspection. */
+/**
+ * Retries without limit, the delay chosen by the worker from the kind of failure (src/queue/retries.ts): only a
+ * permanent failure, or an unknown one repeated RetryPolicy.unknownAttempts times, ends in failed. Completed jobs are
+ * kept an hour, failed ones a week, for inspection and `presence-link jobs redrive`.
+ */
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
-  attempts: 8,
-  backoff: { type: 'exponential', delay: 500 },
+  attempts: UNLIMITED_ATTEMPTS,
+  backoff: { type: BACKOFF_BY_FAILURE_KIND },
   removeOnComplete: { age: 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 }

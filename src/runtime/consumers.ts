@@ -15,10 +15,12 @@ import { createDestinationRows } from '../mysql/destination-rows.js'
 import { createLogEntryRows } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
 import { createTransactions } from '../mysql/transactions.js'
+import { failureKind, type RetryPolicy } from '../core/failure-kind.js'
 import { createJobProcessor, type JobProcessor } from '../queue/job-processor.js'
 import { QueueName } from '../queue/names.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { createQueue } from '../queue/queues.js'
+import { workerRetryOptions } from '../queue/retries.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
 import type { RedisKeys } from '../redis/keys.js'
@@ -70,11 +72,22 @@ export function logJobProcessor(db: Kysely<Database>): JobProcessor<LogJobOutcom
   return createJobProcessor('log job', LogJobSchema, createLogProcessor({ transactions: createTransactions(db) }))
 }
 
+/** Options of startConsumers besides the process and its registry. */
+export interface ConsumerOptions {
+  /** The retry policy (tests shorten it); RETRY_POLICY by default. */
+  retry?: RetryPolicy
+}
+
 /**
  * Starts the named consumers sharing one MySQL pool and one Redis connection for data. With a `metrics` registry,
  * each job attempt's duration and result are recorded and every queue's depth is read from Redis at each scrape.
  */
-export async function startConsumers(ctx: ProcessContext, names: readonly ConsumerName[], metrics?: Registry): Promise<StartedConsumers> {
+export async function startConsumers(
+  ctx: ProcessContext,
+  names: readonly ConsumerName[],
+  metrics?: Registry,
+  options: ConsumerOptions = {},
+): Promise<StartedConsumers> {
   const db = await openDatabase(ctx, 20)
   const redis = await openRedis(ctx, 'request', 'data')
   const cache = await prepareRedisCopies(ctx, db, redis)
@@ -127,8 +140,15 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
       connection,
       prefix: ctx.keys.bullPrefix,
       concurrency: CONCURRENCY[name],
+      ...workerRetryOptions(options.retry),
     })
-    worker.on('failed', (job, err) => ctx.log.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'))
+    worker.on('failed', (job, err) => {
+      const kind = failureKind(err)
+      // A retried attempt is worth a warning; a job parked in the failed set (it needs `jobs redrive`) an error.
+      const parked = job !== undefined && job.finishedOn !== undefined
+      ctx.log[parked ? 'error' : 'warn']({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, kind, err: err.message }, parked ? 'job failed for good' : 'job attempt failed')
+    })
+    worker.on('stalled', (jobId) => ctx.log.warn({ queue: name, jobId }, 'job stalled (its worker stopped): back to wait'))
     worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
     // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
     ctx.shutdown.register(`consumer:${name}`, () => worker.close())
