@@ -8,7 +8,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { QueueName } from '../../src/queue/names.js'
 import { createQueue } from '../../src/queue/queues.js'
-import { eventually, postJson, startStack, type Stack } from '../helpers/stack.js'
+import { eventually, postJson, startStack, type Stack, type Teardown } from '../helpers/stack.js'
 
 const WORKER_ENTRY = fileURLToPath(new URL('../../workers/worker.ts', import.meta.url))
 
@@ -19,7 +19,7 @@ t.before(async () => {
 })
 
 /** Starts `presence-link worker log` as a child process and resolves once its consumer is running. */
-async function startWorker(t: Tap.Test): Promise<ChildProcess> {
+async function startWorker(t: Teardown): Promise<ChildProcess> {
   const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
   const child = spawn(process.execPath, [...loader, WORKER_ENTRY, 'log'], {
     env: {
