@@ -1,8 +1,11 @@
 /**
  * Jobs are never parked for infrastructure: a log job whose MariaDB is unreachable keeps retrying past the old
- * 8 attempts and is stored once MariaDB is back; an invalid payload fails at once.
+ * 8 attempts and is stored once MariaDB is back; an invalid payload fails at once, an unknown error after a few
+ * attempts, and `presence-link jobs failed|redrive` list and re-drive them.
  */
+import { sql } from 'kysely'
 import t from 'tap'
+import { jobsCommand } from '../../src/cli/jobs-commands.js'
 import type { RetryPolicy } from '../../src/core/failure-kind.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { QueueName } from '../../src/queue/names.js'
@@ -54,4 +57,60 @@ t.test('a log job retries while MariaDB is unreachable, past the old 8 attempts,
   const count = await stack.db.selectFrom('log_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('event_type', '=', 'outage_evt').executeTakeFirstOrThrow()
   t.equal(Number(count.n), 1, 'stored exactly once')
   t.equal(await queue.getFailedCount(), 0)
+})
+
+t.test('an invalid payload fails at once; jobs failed lists it and jobs redrive moves it back', async (t) => {
+  const queue = createQueue(QueueName.Log, stack.redis, stack.ctx.keys.bullPrefix)
+  t.teardown(() => queue.close())
+  // A job no worker can read (as a producer of another version might write): refused on its first attempt.
+  await queue.add('log', { category: 'server', eventType: 'bad_payload' }, { jobId: 'bad-payload-1' })
+  await eventually(async () => ((await queue.getJobState('bad-payload-1')) === 'failed' ? true : undefined), 10_000, 'the job failed')
+  const job = await queue.getJob('bad-payload-1')
+  t.equal(job?.attemptsMade, 1, 'one attempt, no retries')
+  const listed = await jobsCommand(stack.ctx, ['failed', '--queue', 'log'])
+  t.equal(listed.exitCode, 0)
+  t.match(listed.lines[0], /^log\tbad-payload-1\tlog\t1 attempt\taccepted \d+s ago, failed \d+s ago\tinvalid log job: /)
+  t.equal(listed.lines.at(-1), '1 failed job')
+  const redriven = await jobsCommand(stack.ctx, ['redrive', 'bad-payload-1'])
+  t.same(redriven, { lines: ['log\tbad-payload-1\tback to wait', 'redriven 1 job'], exitCode: 0 })
+  // Still invalid: it fails again at once, and stays listed.
+  await eventually(async () => ((await queue.getJobState('bad-payload-1')) === 'failed' ? true : undefined), 10_000, 'the job failed again')
+  await queue.remove('bad-payload-1')
+})
+
+t.test('an unknown error (a table missing) fails after a few attempts; once fixed, jobs redrive --all stores the entry once', async (t) => {
+  const queue = createQueue(QueueName.Log, stack.redis, stack.ctx.keys.bullPrefix)
+  t.teardown(() => queue.close())
+  await sql`RENAME TABLE log_entries TO log_entries_moved`.execute(stack.db)
+  let renamed = true
+  t.teardown(async () => {
+    if (renamed) await sql`RENAME TABLE log_entries_moved TO log_entries`.execute(stack.db)
+  })
+  t.equal((await postJson(`${stack.api}/log/server`, { event_type: 'bug_evt', description: 'table gone' }, `Bearer ${stack.apiKey}`)).status, 200)
+  const [failed] = await eventually(async () => {
+    const jobs = await queue.getFailed()
+    return jobs.length > 0 ? jobs : undefined
+  }, 10_000, 'the job failed')
+  t.equal(failed!.attemptsMade, FAST.unknownAttempts, 'retried up to the unknown-error limit, then failed')
+  t.match(failed!.failedReason, /log_entries/)
+  const listed = await jobsCommand(stack.ctx, ['failed'])
+  t.match(listed.lines[0], new RegExp(`^log\\t${failed!.id}\\tlog\\t3 attempts\\t`))
+  t.equal(listed.lines.at(-1), '1 failed job')
+  await sql`RENAME TABLE log_entries_moved TO log_entries`.execute(stack.db)
+  renamed = false
+  t.same(await jobsCommand(stack.ctx, ['redrive', '--all']), { lines: [`log\t${failed!.id}\tback to wait`, 'redriven 1 job'], exitCode: 0 })
+  await eventually(
+    () => stack.db.selectFrom('log_entries').selectAll().where('event_type', '=', 'bug_evt').executeTakeFirst(),
+    10_000,
+    'the entry stored after the redrive',
+  )
+  t.same(await jobsCommand(stack.ctx, ['failed']), { lines: ['no failed jobs'], exitCode: 0 })
+})
+
+t.test('jobs redrive refuses a bad command line and reports ids it cannot redrive', async (t) => {
+  t.equal((await jobsCommand(stack.ctx, ['redrive'])).lines[0], 'error: jobs redrive takes job IDs or --all (not both)')
+  t.equal((await jobsCommand(stack.ctx, ['redrive'])).exitCode, 64)
+  t.equal((await jobsCommand(stack.ctx, ['redrive', '--all', 'x'])).exitCode, 64)
+  t.equal((await jobsCommand(stack.ctx, ['failed', '--queue', 'mail'])).lines[0], 'error: --queue must be one of bind, log, audit, notify')
+  t.same(await jobsCommand(stack.ctx, ['redrive', 'no-such-job']), { lines: ['no-such-job\tno such job', 'redriven 0 jobs'], exitCode: 1 })
 })
