@@ -8,7 +8,13 @@ import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.
 import { createBindProcessor } from '../jobs/bind-processor.js'
 import { createLogProcessor, type LogJobOutcome } from '../jobs/log-processor.js'
 import type { Logger } from '../lib/logger.js'
-import { createConsumerMetrics, registerQueueGauges, type JobCountsReader } from '../metrics/consumer-metrics.js'
+import {
+  createConsumerMetrics,
+  registerOldestUnstoredGauge,
+  registerQueueGauges,
+  type JobCountsReader,
+  type OldestJobReader,
+} from '../metrics/consumer-metrics.js'
 import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
@@ -19,7 +25,7 @@ import { failureKind, type RetryPolicy } from '../core/failure-kind.js'
 import { createJobProcessor, type JobProcessor } from '../queue/job-processor.js'
 import { QueueName } from '../queue/names.js'
 import { createNotifyProducer } from '../queue/notify.js'
-import { createQueue } from '../queue/queues.js'
+import { createQueue, oldestUnfinishedJob } from '../queue/queues.js'
 import { workerRetryOptions } from '../queue/retries.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
@@ -42,6 +48,9 @@ type QueueConsumer = Exclude<ConsumerName, 'delivery'>
 
 /** Concurrency per consumer: binds serialize on row locks anyway; log inserts are independent. */
 const CONCURRENCY: Record<QueueConsumer, number> = { bind: 16, log: 32, audit: 16 }
+
+/** Queues whose jobs are accepted events (the oldest-unstored-event gauge): log entries and audit entries. */
+const UNSTORED_EVENT_QUEUES: readonly string[] = [QueueName.Log, QueueName.Audit]
 
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
@@ -112,12 +121,15 @@ export async function startConsumers(
   const jobMetrics = metrics === undefined ? undefined : createConsumerMetrics(metrics)
   if (metrics !== undefined) {
     const readers = new Map<string, JobCountsReader>()
+    const oldest = new Map<string, OldestJobReader>()
     for (const queue of Object.values(QueueName)) {
       const handle = createQueue(queue, redis, ctx.keys.bullPrefix)
       ctx.shutdown.register(`queue-gauge:${queue}`, () => handle.close())
       readers.set(queue, (...states) => handle.getJobCounts(...states))
+      if (UNSTORED_EVENT_QUEUES.includes(queue)) oldest.set(queue, () => oldestUnfinishedJob(handle))
     }
     registerQueueGauges(metrics, readers, (err) => ctx.log.warn({ err: (err as Error).message }, 'queue gauges unavailable'))
+    registerOldestUnstoredGauge(metrics, oldest, Date.now, (err) => ctx.log.warn({ err: (err as Error).message }, 'oldest-event gauge unavailable'))
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
