@@ -1,8 +1,6 @@
 /** Operator commands for the job queues: list failed jobs and re-drive them. The last line is the result. */
-import type { Queue } from 'bullmq'
 import { QueueName } from '../queue/names.js'
-import { listFailedJobs, redriveAllFailed, redriveJobs, type RedriveOutcome } from '../queue/failed-jobs.js'
-import { createQueue } from '../queue/queues.js'
+import { closeJobQueues, listFailedJobs, openJobQueues, redriveAllFailed, redriveJobs, type JobQueues, type RedriveOutcome } from '../queue/failed-jobs.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openRedis } from '../runtime/storage.js'
 import { usage, type CommandOutput } from './command.js'
@@ -30,12 +28,10 @@ export function formatAge(ms: number): string {
   return `${s}s`
 }
 
-async function openQueues(ctx: ProcessContext, only: string | undefined): Promise<Queue[]> {
+async function openQueues(ctx: ProcessContext, only: string | undefined): Promise<JobQueues> {
   const redis = await openRedis(ctx, 'request', 'cli')
-  const queues = (only === undefined ? JOB_QUEUES : [only]).map((name) => createQueue(name as QueueName, redis, ctx.keys.bullPrefix))
-  ctx.shutdown.register('cli-queues', async () => {
-    await Promise.all(queues.map((q) => q.close()))
-  })
+  const queues = openJobQueues((only === undefined ? JOB_QUEUES : [only]) as QueueName[], redis, ctx.keys.bullPrefix)
+  ctx.shutdown.register('cli-queues', () => closeJobQueues(queues))
   return queues
 }
 

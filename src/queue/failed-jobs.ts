@@ -3,6 +3,22 @@
  * retried RetryPolicy.unknownAttempts times) and re-drive it to wait, with its attempts counted from zero again.
  */
 import type { Job, Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { QueueName } from './names.js'
+import { createQueue } from './queues.js'
+
+/** Producer handles of some queues, for the functions below. */
+export type JobQueues = readonly Queue[]
+
+/** Opens handles on `names` over `connection`; close them with closeJobQueues. */
+export function openJobQueues(names: readonly QueueName[], connection: Redis, prefix: string): JobQueues {
+  return names.map((name) => createQueue(name, connection, prefix))
+}
+
+/** Closes handles opened by openJobQueues (not their connection). */
+export async function closeJobQueues(queues: JobQueues): Promise<void> {
+  await Promise.all(queues.map((q) => q.close()))
+}
 
 /** One failed job, as `presence-link jobs failed` prints it. */
 export interface FailedJobView {
@@ -30,7 +46,7 @@ function view(queue: string, job: Job): FailedJobView {
 }
 
 /** The most recently failed `limit` jobs of each queue, newest first per queue, and each queue's failed count. */
-export async function listFailedJobs(queues: readonly Queue[], limit: number): Promise<{ jobs: FailedJobView[]; total: number }> {
+export async function listFailedJobs(queues: JobQueues, limit: number): Promise<{ jobs: FailedJobView[]; total: number }> {
   const jobs: FailedJobView[] = []
   let total = 0
   for (const queue of queues) {
@@ -50,7 +66,7 @@ async function redriveOne(queue: Queue, job: Job): Promise<RedriveOutcome> {
 }
 
 /** Moves the named failed jobs back to wait; each id is looked for in every given queue. */
-export async function redriveJobs(queues: readonly Queue[], ids: readonly string[]): Promise<RedriveOutcome[]> {
+export async function redriveJobs(queues: JobQueues, ids: readonly string[]): Promise<RedriveOutcome[]> {
   const outcomes: RedriveOutcome[] = []
   for (const id of ids) {
     let outcome: RedriveOutcome = { id, result: 'not_found' }
@@ -72,7 +88,7 @@ const PAGE = 500
  * Moves every job failed at the time of the call back to wait. The ids are read first, so a job that fails again
  * while this runs is not re-driven twice.
  */
-export async function redriveAllFailed(queues: readonly Queue[]): Promise<RedriveOutcome[]> {
+export async function redriveAllFailed(queues: JobQueues): Promise<RedriveOutcome[]> {
   const outcomes: RedriveOutcome[] = []
   for (const queue of queues) {
     const count = await queue.getFailedCount()
