@@ -156,9 +156,11 @@ export async function startConsumers(
     })
     worker.on('failed', (job, err) => {
       const kind = failureKind(err)
-      // A retried attempt is worth a warning; a job parked in the failed set (it needs `jobs redrive`) an error.
-      const parked = job !== undefined && job.finishedOn !== undefined
-      ctx.log[parked ? 'error' : 'warn']({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, kind, err: err.message }, parked ? 'job failed for good' : 'job attempt failed')
+      // A job parked in the failed set needs `jobs redrive`: an error. A retry after an infrastructure failure is
+      // debug only: during an outage every waiting job fails every 10 s, and the outage is logged by the connections.
+      const parked = job !== undefined && job.finishedOn !== undefined && job.finishedOn !== null
+      const level = parked ? 'error' : kind === 'infrastructure' ? 'debug' : 'warn'
+      ctx.log[level]({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, kind, err: err.message }, parked ? 'job failed for good' : 'job attempt failed, retrying')
     })
     worker.on('stalled', (jobId) => ctx.log.warn({ queue: name, jobId }, 'job stalled (its worker stopped): back to wait'))
     worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
