@@ -58,7 +58,14 @@ export function createApiKeyService(deps: {
 }
 
 /** Outcome of checking a request's Authorization header. */
-export type KeyCheck = { ok: true; name: string; /** The key's id (`bootstrap` for API_KEY): what idempotency keys are scoped to. */ id: string } | { ok: false; message: string }
+export type KeyCheck =
+  | {
+      ok: true
+      name: string
+      /** The key's id (`bootstrap` for API_KEY): what idempotency keys are scoped to. */
+      id: string
+    }
+  | { ok: false; message: string }
 
 /** Checks bearer headers against the Redis copy (and the optional bootstrap key from the environment). */
 export type KeyVerifier = (authorization: string | undefined) => Promise<KeyCheck>
