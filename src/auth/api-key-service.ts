@@ -58,7 +58,14 @@ export function createApiKeyService(deps: {
 }
 
 /** Outcome of checking a request's Authorization header. */
-export type KeyCheck = { ok: true; name: string } | { ok: false; message: string }
+export type KeyCheck =
+  | {
+      ok: true
+      name: string
+      /** The key's id (`bootstrap` for API_KEY): what idempotency keys are scoped to. */
+      id: string
+    }
+  | { ok: false; message: string }
 
 /** Checks bearer headers against the Redis copy (and the optional bootstrap key from the environment). */
 export type KeyVerifier = (authorization: string | undefined) => Promise<KeyCheck>
@@ -73,12 +80,12 @@ export function createKeyVerifier(copy: Pick<ApiKeyCopy, 'get'>, bootstrapKey: s
     if (token === null) return authorization === undefined ? missing : invalid
     const parsed = parseApiKey(token)
     if (parsed === null) {
-      if (bootstrapHash !== '' && digestsEqual(hashSecret(token), bootstrapHash)) return { ok: true, name: 'bootstrap' }
+      if (bootstrapHash !== '' && digestsEqual(hashSecret(token), bootstrapHash)) return { ok: true, name: 'bootstrap', id: 'bootstrap' }
       return invalid
     }
     const stored = await copy.get(parsed.id)
     if (stored === null) return invalid
     if (!digestsEqual(hashSecret(parsed.secret), stored.secretHash)) return invalid
-    return { ok: true, name: stored.name }
+    return { ok: true, name: stored.name, id: parsed.id }
   }
 }

@@ -8,6 +8,7 @@ import { adminCommand, type Command, type CommandGroup } from './command.js'
 
 const admin = () => import('./admin-commands.js')
 const delivery = () => import('./delivery-commands.js')
+const jobs = () => import('./jobs-commands.js')
 
 /** `presence-link sandbox`, typed for `src/sandbox.ts`, which parses its own arguments when run directly. */
 export const SANDBOX_COMMAND = {
@@ -176,6 +177,31 @@ const INFRACTIONS: CommandGroup = {
   ],
 }
 
+const QUEUE_FLAG = { type: 'string', value: 'QUEUE', summary: 'only this queue: bind, log, audit or notify (default: every queue)' } as const
+
+const JOBS: CommandGroup = {
+  kind: 'group',
+  name: 'jobs',
+  summary: 'queued jobs that ended in failed (a payload that can never succeed, or a repeated unknown error)',
+  commands: [
+    adminCommand({
+      name: 'failed',
+      summary: 'list failed jobs: queue, id, name, attempts, age and reason',
+      args: { flags: { queue: QUEUE_FLAG, limit: { type: 'integer', value: 'N', min: 1, max: 10000, default: 50, summary: 'at most N jobs per queue, most recent first' } } },
+      run: async (ctx, { flags }) => (await jobs()).failedJobsCommand(ctx, flags.queue, flags.limit),
+    }),
+    adminCommand({
+      name: 'redrive',
+      summary: 'move failed jobs back to wait, their attempts counted from zero',
+      args: {
+        positionals: [{ name: 'ID', optional: true, repeats: true, summary: 'job id, as jobs failed lists it' }],
+        flags: { queue: QUEUE_FLAG, all: { type: 'boolean', summary: 'every failed job (of --queue, or of every queue)' } },
+      },
+      run: async (ctx, { positionals, flags }) => (await jobs()).redriveJobsCommand(ctx, flags.queue, positionals, flags.all === true),
+    }),
+  ],
+}
+
 /** The command table: processes first, then administration, in the order `presence-link --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   { kind: 'process', name: 'serve', summary: 'everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)', args: {}, entry: new URL('../serve.js', import.meta.url) },
@@ -197,4 +223,5 @@ export const COMMANDS: readonly Command[] = [
   LOGS,
   WATCHLIST,
   INFRACTIONS,
+  JOBS,
 ]

@@ -15,6 +15,8 @@ export const ErrorCode = {
   NoUsableCode: 'no_usable_code',
   TooManyCodes: 'too_many_codes',
   QueueUnavailable: 'queue_unavailable',
+  InvalidIdempotencyKey: 'invalid_idempotency_key',
+  IdempotencyKeyReused: 'idempotency_key_reused',
   BindTimeout: 'bind_timeout',
   UnknownUsername: 'unknown_username',
   UpstreamFailed: 'upstream_failed',

@@ -12,10 +12,13 @@ import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../core/bloc
 import { clientKey } from '../core/client-key.js'
 import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
 import { ErrorCode } from '../core/error-codes.js'
+import { IDEMPOTENCY_WINDOW_SECONDS, parseIdempotencyKey } from '../core/idempotency-key.js'
 import { isLogCategory } from '../core/log-categories.js'
 import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
+import { idempotentLogJobId, logJobFingerprint } from '../queue/log-idempotency.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
+import type { IdempotencyClaim } from '../redis/idempotency-keys.js'
 import type { LimitedRoute, RateLimitCheck } from '../redis/rate-limits.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { BindRequestSchema } from '../schemas/bind-request.js'
@@ -67,6 +70,11 @@ export interface FrontDeps {
   submitBind(job: BindJob): Promise<BindJobResult | null>
   /** Enqueues a log job durably under `jobId`. Throws when Redis is down. */
   submitLog(job: LogJob, jobId: string): Promise<void>
+  /**
+   * Claims an idempotency key's job id for an event fingerprint (src/redis/idempotency-keys.ts). Throws when Redis is
+   * down. Without it a key still stores its event once, but a reuse for another event is not refused.
+   */
+  claimIdempotencyKey?(jobId: string, fingerprint: string): Promise<IdempotencyClaim>
   /** Reachability of Redis and MySQL. */
   checkReady(): Promise<{ redis: boolean; mysql: boolean }>
   /** Reads behind the info and safety routes; without them those routes are not served. */
@@ -171,9 +179,9 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     return parsed.success ? { ok: true, value: parsed.output } : { ok: false, reply: validationFailed(toFieldIssues(parsed.issues)) }
   }
 
-  const authorize = async (req: Request): Promise<{ ok: true; keyName: string } | { ok: false; reply: Reply }> => {
+  const authorize = async (req: Request): Promise<{ ok: true; keyName: string; keyId: string } | { ok: false; reply: Reply }> => {
     const check = await deps.verifyKey(req.headers.authorization)
-    return check.ok ? { ok: true, keyName: check.name } : { ok: false, reply: unauthorized(check.message) }
+    return check.ok ? { ok: true, keyName: check.name, keyId: check.id } : { ok: false, reply: unauthorized(check.message) }
   }
   const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler =>
     async (req, _res, ctx) => {
@@ -247,6 +255,8 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
 
   app.post('/api/v1/log/:category', wrap('log', async (req, _res, ctx) => {
     const category = req.path_parameters.category ?? ''
+    // Read before any await: uWS request data is only valid synchronously.
+    const idempotency = parseIdempotencyKey(req.headers['idempotency-key'])
     const rejected = await limited('log', ctx, false)
     if (rejected !== null) return rejected
     const auth = await authorize(req)
@@ -254,6 +264,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     if (!isLogCategory(category)) {
       return jsonError(400, ErrorCode.UnknownCategory, `unknown category ${JSON.stringify(category.slice(0, 40))}: use server, ingame or moderation`)
     }
+    if (!idempotency.ok) return jsonError(400, ErrorCode.InvalidIdempotencyKey, idempotency.message)
     const body = await readJson(req)
     if (!body.ok) return body.reply
     const parsed = validateBody(LogRequestSchema, body.value)
@@ -261,23 +272,33 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     const b = parsed.value
     const badCode = invalidOptionalCode(b.code)
     if (badCode !== null) return badCode
-    const jobId = randomUUID()
+    const job: LogJob = {
+      category,
+      eventType: b.event_type,
+      description: b.description,
+      platformUsername: b.platform_username ?? null,
+      platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
+      issuedBy: b.issued_by ?? null,
+      code: typeof b.code === 'string' ? b.code : null,
+      source: `api:${auth.keyName}`,
+      sourceIp: ctx.ip,
+      receivedAt: Date.now(),
+    }
+    const jobId = idempotency.key === null ? randomUUID() : idempotentLogJobId(auth.keyId, idempotency.key)
     try {
-      await deps.submitLog(
-        {
-          category,
-          eventType: b.event_type,
-          description: b.description,
-          platformUsername: b.platform_username ?? null,
-          platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
-          issuedBy: b.issued_by ?? null,
-          code: typeof b.code === 'string' ? b.code : null,
-          source: `api:${auth.keyName}`,
-          sourceIp: ctx.ip,
-          receivedAt: Date.now(),
-        },
-        jobId,
-      )
+      if (idempotency.key !== null && deps.claimIdempotencyKey !== undefined) {
+        const claim = await deps.claimIdempotencyKey(jobId, logJobFingerprint(job))
+        if (claim === 'conflict') {
+          return jsonError(
+            422,
+            ErrorCode.IdempotencyKeyReused,
+            `this Idempotency-Key was used within the last ${IDEMPOTENCY_WINDOW_SECONDS / 3600} h for a different event; send a new key for a new event`,
+          )
+        }
+      }
+      // A retry enqueues again: a no-op while BullMQ holds the job, and stored once in any case (the job id is the
+      // entry's unique dedupe key in MySQL).
+      await deps.submitLog(job, jobId)
     } catch (err) {
       log.error({ err, reqId: ctx.requestId }, 'log could not be queued')
       return queueUnavailable()

@@ -68,3 +68,29 @@ export function registerQueueGauges(
     }
   })
 }
+
+/** Reads when the oldest unfinished job of a queue was accepted (epoch ms), or null when the queue has none. */
+export type OldestJobReader = () => Promise<number | null>
+
+/**
+ * Registers the oldest-unstored-event gauge: at each scrape, each queue's oldest accepted job that is not done yet
+ * (the age an operator must not see grow during an outage). A scrape that cannot read Redis reports no series.
+ */
+export function registerOldestUnstoredGauge(
+  registry: Registry,
+  queues: ReadonlyMap<string, OldestJobReader>,
+  now: () => number = Date.now,
+  onError: (err: unknown) => void = () => {},
+): void {
+  gaugeOf(registry, Metric.oldestUnstoredEventAge, async (gauge) => {
+    try {
+      const all = await Promise.all([...queues].map(async ([queue, read]) => [queue, await read()] as const))
+      gauge.reset()
+      const at = now()
+      for (const [queue, oldest] of all) gauge.set({ queue: labelValue(QUEUES, queue) }, oldest === null ? 0 : Math.max(0, (at - oldest) / 1000))
+    } catch (err) {
+      gauge.reset()
+      onError(err)
+    }
+  })
+}

@@ -156,6 +156,13 @@ export const Metric = {
     labels: ['destination'],
     process: 'delivery',
   }),
+  oldestUnstoredEventAge: spec({
+    name: 'presence_link_oldest_unstored_event_age_seconds',
+    help: 'Age of the oldest job of a queue accepted but not yet done (waiting, delayed, active or failed), in seconds; 0 when none. Read from Redis at scrape time (global: use max).',
+    kind: 'gauge',
+    labels: ['queue'],
+    process: 'worker',
+  }),
 } as const
 
 /** Every metric definition, in list order. */

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis'
 import { BoundNoticeSchema, type BoundNotice } from '../schemas/jobs.js'
 import { createJobProcessor } from './job-processor.js'
 import { JobName, QueueName } from './names.js'
+import { workerRetryOptions } from './retries.js'
 
 /** Queues a notice; the job id makes a repeated notice (a retried bind) a no-op. */
 export type NotifyBound = (notice: BoundNotice, jobId: string) => Promise<void>
@@ -30,5 +31,6 @@ export function createNotifyConsumer<R>(opts: {
     prefix: opts.prefix,
     concurrency: opts.concurrency,
     autorun: false,
+    ...workerRetryOptions(),
   })
 }

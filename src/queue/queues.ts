@@ -1,13 +1,18 @@
-/** BullMQ queue handles (producers) and the job defaults: retries with backoff, bounded history. */
+/** BullMQ queue handles (producers) and the job defaults: retries chosen by the kind of failure, bounded history. */
 import { Queue, QueueEvents, type DefaultJobOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { LogJob } from '../schemas/jobs.js'
 import type { JobName, QueueName } from './names.js'
+import { BACKOFF_BY_FAILURE_KIND, UNLIMITED_ATTEMPTS } from './retries.js'
 
-/** Retries with exponential backoff; completed jobs kept an hour, failed ones a week, for inspection. */
+/**
+ * Retries without limit, the delay chosen by the worker from the kind of failure (src/queue/retries.ts): only a
+ * permanent failure, or an unknown one repeated RetryPolicy.unknownAttempts times, ends in failed. Completed jobs are
+ * kept an hour, failed ones a week, for inspection and `presence-link jobs redrive`.
+ */
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
-  attempts: 8,
-  backoff: { type: 'exponential', delay: 500 },
+  attempts: UNLIMITED_ATTEMPTS,
+  backoff: { type: BACKOFF_BY_FAILURE_KIND },
   removeOnComplete: { age: 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 }
@@ -30,4 +35,16 @@ export function createLogProducer(queue: Queue, jobName: JobName): EnqueueLog {
   return async (job, jobId) => {
     await queue.add(jobName, job, { jobId })
   }
+}
+
+/**
+ * When the oldest job of `queue` that is waiting, delayed, active or failed was accepted (epoch ms); null when there
+ * is none. Peeks the head of each state (one range read each, and one hash read per job found), never a scan; a
+ * delayed or failed set is ordered by run or fail time, so its head is the oldest accepted only approximately.
+ */
+export async function oldestUnfinishedJob(queue: Queue): Promise<number | null> {
+  const heads = await queue.getJobs(['wait', 'prioritized', 'delayed', 'active', 'failed'], 0, 0, true)
+  let oldest: number | null = null
+  for (const job of heads) if (job !== undefined && (oldest === null || job.timestamp < oldest)) oldest = job.timestamp
+  return oldest
 }

@@ -21,6 +21,7 @@
  * | `{p}:unknown:{client}:hit` | string `1`, PX = rest of that window | set by the window's first refusal, so the metric counts each client once per window | front (same script) | front |
  * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (delivery-lease.ts: scripts/lease-*.lua compare-and-set) | delivery consumers |
  * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer (delivery-rate-gate.ts: scripts/rate-gate-take.lua) | delivery consumer |
+ * | `{p}:idem:{job id}` | string, EX IDEMPOTENCY_WINDOW_SECONDS (1 h) | fingerprint (sha256, base64url) of the log event first sent with an Idempotency-Key; the job id is `idem-` + sha256 of (API key id, key) (queue/log-idempotency.ts) | front (idempotency-keys.ts, SET NX GET) | front (a reuse with another event is refused) |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers (queue/) | workers, gateway (queue/) |
  */
 
@@ -46,6 +47,7 @@ export interface RedisKeys {
   readonly robloxUser: (name: string) => string
   readonly unknownCodes: (client: string) => string
   readonly unknownCodesHit: (client: string) => string
+  readonly idempotency: (jobId: string) => string
 }
 
 /** Builds every key for a prefix. */
@@ -71,5 +73,6 @@ export function createRedisKeys(prefix: string): RedisKeys {
     robloxUser: (name: string) => `${prefix}:roblox:user:${name.toLowerCase()}`,
     unknownCodes: (client: string) => `${prefix}:unknown:${client}`,
     unknownCodesHit: (client: string) => `${prefix}:unknown:${client}:hit`,
+    idempotency: (jobId: string) => `${prefix}:idem:${jobId}`,
   })
 }

@@ -8,17 +8,25 @@ import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.
 import { createBindProcessor } from '../jobs/bind-processor.js'
 import { createLogProcessor, type LogJobOutcome } from '../jobs/log-processor.js'
 import type { Logger } from '../lib/logger.js'
-import { createConsumerMetrics, registerQueueGauges, type JobCountsReader } from '../metrics/consumer-metrics.js'
+import {
+  createConsumerMetrics,
+  registerOldestUnstoredGauge,
+  registerQueueGauges,
+  type JobCountsReader,
+  type OldestJobReader,
+} from '../metrics/consumer-metrics.js'
 import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
 import { createLogEntryRows } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
 import { createTransactions } from '../mysql/transactions.js'
+import { failureKind, type RetryPolicy } from '../core/failure-kind.js'
 import { createJobProcessor, type JobProcessor } from '../queue/job-processor.js'
 import { QueueName } from '../queue/names.js'
 import { createNotifyProducer } from '../queue/notify.js'
-import { createQueue } from '../queue/queues.js'
+import { createQueue, oldestUnfinishedJob } from '../queue/queues.js'
+import { workerRetryOptions } from '../queue/retries.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
 import type { RedisKeys } from '../redis/keys.js'
@@ -40,6 +48,9 @@ type QueueConsumer = Exclude<ConsumerName, 'delivery'>
 
 /** Concurrency per consumer: binds serialize on row locks anyway; log inserts are independent. */
 const CONCURRENCY: Record<QueueConsumer, number> = { bind: 16, log: 32, audit: 16 }
+
+/** Queues whose jobs are accepted events (the oldest-unstored-event gauge): log entries and audit entries. */
+const UNSTORED_EVENT_QUEUES: readonly string[] = [QueueName.Log, QueueName.Audit]
 
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
@@ -70,11 +81,22 @@ export function logJobProcessor(db: Kysely<Database>): JobProcessor<LogJobOutcom
   return createJobProcessor('log job', LogJobSchema, createLogProcessor({ transactions: createTransactions(db) }))
 }
 
+/** Options of startConsumers besides the process and its registry. */
+export interface ConsumerOptions {
+  /** The retry policy (tests shorten it); RETRY_POLICY by default. */
+  retry?: RetryPolicy
+}
+
 /**
  * Starts the named consumers sharing one MySQL pool and one Redis connection for data. With a `metrics` registry,
  * each job attempt's duration and result are recorded and every queue's depth is read from Redis at each scrape.
  */
-export async function startConsumers(ctx: ProcessContext, names: readonly ConsumerName[], metrics?: Registry): Promise<StartedConsumers> {
+export async function startConsumers(
+  ctx: ProcessContext,
+  names: readonly ConsumerName[],
+  metrics?: Registry,
+  options: ConsumerOptions = {},
+): Promise<StartedConsumers> {
   const db = await openDatabase(ctx, 20)
   const redis = await openRedis(ctx, 'request', 'data')
   const cache = await prepareRedisCopies(ctx, db, redis)
@@ -99,12 +121,15 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   const jobMetrics = metrics === undefined ? undefined : createConsumerMetrics(metrics)
   if (metrics !== undefined) {
     const readers = new Map<string, JobCountsReader>()
+    const oldest = new Map<string, OldestJobReader>()
     for (const queue of Object.values(QueueName)) {
       const handle = createQueue(queue, redis, ctx.keys.bullPrefix)
       ctx.shutdown.register(`queue-gauge:${queue}`, () => handle.close())
       readers.set(queue, (...states) => handle.getJobCounts(...states))
+      if (UNSTORED_EVENT_QUEUES.includes(queue)) oldest.set(queue, () => oldestUnfinishedJob(handle))
     }
     registerQueueGauges(metrics, readers, (err) => ctx.log.warn({ err: (err as Error).message }, 'queue gauges unavailable'))
+    registerOldestUnstoredGauge(metrics, oldest, Date.now, (err) => ctx.log.warn({ err: (err as Error).message }, 'oldest-event gauge unavailable'))
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
@@ -127,8 +152,17 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
       connection,
       prefix: ctx.keys.bullPrefix,
       concurrency: CONCURRENCY[name],
+      ...workerRetryOptions(options.retry),
     })
-    worker.on('failed', (job, err) => ctx.log.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'))
+    worker.on('failed', (job, err) => {
+      const kind = failureKind(err)
+      // A job parked in the failed set needs `jobs redrive`: an error. A retry after an infrastructure failure is
+      // debug only: during an outage every waiting job fails every 10 s, and the outage is logged by the connections.
+      const parked = job !== undefined && job.finishedOn !== undefined && job.finishedOn !== null
+      const level = parked ? 'error' : kind === 'infrastructure' ? 'debug' : 'warn'
+      ctx.log[level]({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, kind, err: err.message }, parked ? 'job failed for good' : 'job attempt failed, retrying')
+    })
+    worker.on('stalled', (jobId) => ctx.log.warn({ queue: name, jobId }, 'job stalled (its worker stopped): back to wait'))
     worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
     // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
     ctx.shutdown.register(`consumer:${name}`, () => worker.close())

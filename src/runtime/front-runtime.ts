@@ -7,6 +7,8 @@ import { mysqlReachable } from '../mysql/connection.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../core/idempotency-key.js'
+import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
@@ -49,6 +51,7 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     clientIp: createClientIpResolver(config.trustProxy),
     submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
     submitLog: createLogProducer(logQueue, JobName.Log),
+    claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     async checkReady() {
       const [r, m] = await Promise.all([
         redis.ping().then(

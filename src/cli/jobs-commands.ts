@@ -1,0 +1,77 @@
+/** Operator commands for the job queues: list failed jobs and re-drive them. The last line is the result. */
+import { QueueName } from '../queue/names.js'
+import { closeJobQueues, listFailedJobs, openJobQueues, redriveAllFailed, redriveJobs, type JobQueues, type RedriveOutcome } from '../queue/failed-jobs.js'
+import type { ProcessContext } from '../runtime/process-context.js'
+import { openRedis } from '../runtime/storage.js'
+import { usage, type CommandOutput } from './command.js'
+import { runCommand } from './dispatch.js'
+
+/** Every queue, in the order the commands go through them. */
+export const JOB_QUEUES: readonly string[] = Object.values(QueueName)
+
+const QUEUE_CHOICES = JOB_QUEUES.join(', ')
+
+/** `presence-link jobs ARGS` in this process. */
+export function jobsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
+  return runCommand(ctx, ['jobs', ...args])
+}
+
+/** A duration as `1d2h`, `3h4m`, `5m6s` or `7s`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  const d = Math.floor(s / 86400)
+  const h = Math.floor((s % 86400) / 3600)
+  const m = Math.floor((s % 3600) / 60)
+  if (d > 0) return `${d}d${h}h`
+  if (h > 0) return `${h}h${m}m`
+  if (m > 0) return `${m}m${s % 60}s`
+  return `${s}s`
+}
+
+async function openQueues(ctx: ProcessContext, only: string | undefined): Promise<JobQueues> {
+  const redis = await openRedis(ctx, 'request', 'cli')
+  const queues = openJobQueues((only === undefined ? JOB_QUEUES : [only]) as QueueName[], redis, ctx.keys.bullPrefix)
+  ctx.shutdown.register('cli-queues', () => closeJobQueues(queues))
+  return queues
+}
+
+function badQueue(queue: string | undefined): CommandOutput | null {
+  return queue !== undefined && !JOB_QUEUES.includes(queue) ? usage(`--queue must be one of ${QUEUE_CHOICES}`) : null
+}
+
+/** `presence-link jobs failed [--queue Q] [--limit N]`. */
+export async function failedJobsCommand(ctx: ProcessContext, queue: string | undefined, limit: number): Promise<CommandOutput> {
+  const refused = badQueue(queue)
+  if (refused !== null) return refused
+  const { jobs, total } = await listFailedJobs(await openQueues(ctx, queue), limit)
+  const now = Date.now()
+  const lines = jobs.map((j) => {
+    const reason = j.failedReason.replace(/\s+/g, ' ').slice(0, 200)
+    const failed = j.failedAt === null ? '' : `, failed ${formatAge(now - j.failedAt)} ago`
+    return `${j.queue}\t${j.id}\t${j.name}\t${j.attemptsMade} attempt${j.attemptsMade === 1 ? '' : 's'}\taccepted ${formatAge(now - j.acceptedAt)} ago${failed}\t${reason}`
+  })
+  const shown = jobs.length < total ? ` (${jobs.length} shown)` : ''
+  lines.push(total === 0 ? 'no failed jobs' : `${total} failed job${total === 1 ? '' : 's'}${shown}`)
+  return { lines, exitCode: 0 }
+}
+
+/** `presence-link jobs redrive [--queue Q] ID... | --all`. */
+export async function redriveJobsCommand(ctx: ProcessContext, queue: string | undefined, ids: readonly string[], all: boolean): Promise<CommandOutput> {
+  const refused = badQueue(queue)
+  if (refused !== null) return refused
+  if (all === (ids.length > 0)) return usage('jobs redrive takes job IDs or --all (not both)')
+  const queues = await openQueues(ctx, queue)
+  const outcomes: RedriveOutcome[] = all ? await redriveAllFailed(queues) : await redriveJobs(queues, ids)
+  const lines: string[] = []
+  let redriven = 0
+  for (const o of outcomes) {
+    if (o.result === 'redriven') {
+      redriven++
+      lines.push(`${o.queue}\t${o.id}\tback to wait`)
+    } else {
+      lines.push(o.result === 'not_found' ? `${o.id}\tno such job${queue === undefined ? '' : ` in ${queue}`}` : `${o.queue}\t${o.id}\tnot failed (left alone)`)
+    }
+  }
+  lines.push(`redriven ${redriven} job${redriven === 1 ? '' : 's'}`)
+  return { lines, exitCode: redriven === outcomes.length ? 0 : 1 }
+}

@@ -1,0 +1,18 @@
+/**
+ * Job ids and fingerprints of log jobs sent with an Idempotency-Key: the id is a hash of (API key id, idempotency
+ * key), so every retry names the same BullMQ job and the same MySQL dedupe key (`job:{queue}:{id}`, unique for good);
+ * the fingerprint is a hash of the event, to tell a retry from a different event reusing the key.
+ */
+import { createHash } from 'node:crypto'
+import type { LogJob } from '../schemas/jobs.js'
+
+/** The log job id for an idempotency key of an API key: `idem-` and 64 hex digits (BullMQ ids may not contain `:`). */
+export function idempotentLogJobId(apiKeyId: string, idempotencyKey: string): string {
+  return `idem-${createHash('sha256').update(`${apiKeyId}\n${idempotencyKey}`).digest('hex')}`
+}
+
+/** A hash of what the client sent (category and body fields), not of what the front added (time, IP). */
+export function logJobFingerprint(job: LogJob): string {
+  const fields = [job.category, job.eventType, job.description, job.platformUsername, job.platformUserId, job.issuedBy, job.code]
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url')
+}
