@@ -46,7 +46,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
-    if (live === undefined) return 'You have no code yet. Use /code to get one.'
+    if (live === undefined) {
+      await codes.refreshUser(i.user.id)
+      return 'You have no code yet. Use /code to get one.'
+    }
     const result = await codes.act(live.code, action, actorOf(i))
     if (!result.ok) return `Nothing changed: ${describeRefusal(result.reason)}.`
     return done(live)
@@ -99,7 +102,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       const dm = await deps.sendDm(userId, rotatedDm(code.code, old, deps.gamePlatformName))
       return rotatedReply(userId, old, code.code, dm)
     }
-    if (record === undefined || record.state === 'revoked') return target === null ? 'No such code.' : `<@${target.id}> has no code.`
+    if (record === undefined || record.state === 'revoked') {
+      if (target !== null) await codes.refreshUser(target.id)
+      else if (record !== undefined) await codes.refresh(record.code)
+      return target === null ? 'No such code.' : `<@${target.id}> has no code.`
+    }
     if (sub === 'info') {
       const [total, pardoned, page] = await Promise.all([
         deps.infractions.count({ code: record.code }),
