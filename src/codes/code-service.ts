@@ -38,7 +38,7 @@ export interface CodeService {
   /** The user's live code. */
   ofUser(chatUserId: string): Promise<StoredCode | undefined>
   /** Applies a staff or user action; a change is recorded in the moderation log. */
-  act(code: string, action: CodeAction, actor: Actor): Promise<ActionResult>
+  act(code: string, action: CodeAction, actor: Actor): Promise<ActionResult<StoredCode>>
   /** The spec's bind; a conflicting bind burns the code and writes a `bind_conflict` moderation entry. */
   bind(code: string, attempt: BindAttempt, actor: Actor): Promise<BindResult>
   /** Re-writes a code's Redis copy from MySQL (compare-and-set); a command that found nothing to change calls it. */

@@ -1,7 +1,7 @@
 /**
  * The reconciler: compares MySQL with the Redis copies (`{p}:codes`, `{p}:holders`, `{p}:apikeys`) in the background
  * and repairs drift, compare-and-set on the row version (so several workers running it at once, and commands writing
- * meanwhile, are safe). Every `everyMs` (1 s) it re-checks the rows changed since its last pass (`changed_at`, the
+ * meanwhile, are safe). Every `everyMs` (0.5 s) it re-checks the rows changed since its last pass (`changed_at`, the
  * database's clock, indexed); every `sweepEveryMs` (5 min) it sweeps everything: missing, older and extra entries.
  * The pure comparisons are in core/copy-drift.ts.
  */
@@ -55,7 +55,7 @@ export interface ReconcilerDeps {
 }
 
 /** Default interval of the incremental pass. */
-export const RECONCILE_EVERY_MS = 1000
+export const RECONCILE_EVERY_MS = 500
 /** Default interval of the full sweep. */
 export const SWEEP_EVERY_MS = 5 * 60_000
 const OVERLAP_MS = 5000
