@@ -2,6 +2,7 @@
  * The reconciler (src/runtime/reconciler.ts): drift between MySQL and the Redis copies, made behind the service's back
  * or left by a command whose Redis write failed, is repaired within its bound, and each repair is counted.
  */
+import { connect, createServer, type Server, type Socket } from 'node:net'
 import t from 'tap'
 import { sql } from 'kysely'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'
@@ -11,11 +12,44 @@ import { createApiKeyRows } from '../../src/mysql/api-key-rows.js'
 import { createApiKeyCopy } from '../../src/redis/api-key-copy.js'
 import { createCodeCache } from '../../src/redis/code-cache.js'
 import { startReconciler } from '../../src/runtime/reconciler.js'
+import { createRedis, waitReady } from '../../src/redis/connection.js'
 import { buildApiKeyService, buildCodeService } from '../../src/runtime/services.js'
+import { freePort } from '../helpers/scratch.js'
 import { eventually, getText, postJson, startStack } from '../helpers/stack.js'
 import { unreachableRedis } from '../helpers/unreachable-redis.js'
 
 const actor = { source: 'test' }
+
+/** A TCP proxy to the test Redis that can be cut (every connection dropped, nothing accepted) and restored on its port. */
+async function redisProxy(port: number): Promise<{ cut(): Promise<void>; restore(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  let server: Server
+  const listen = async (): Promise<void> => {
+    server = createServer((client) => {
+      const upstream = connect(6379, '127.0.0.1')
+      for (const s of [client, upstream]) {
+        sockets.add(s)
+        s.on('error', () => {})
+        s.on('close', () => {
+          sockets.delete(s)
+          client.destroy()
+          upstream.destroy()
+        })
+      }
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  }
+  await listen()
+  return {
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const s of sockets) s.destroy()
+      await closed
+    },
+    restore: listen,
+  }
+}
 
 t.test('the reconciler', async (t) => {
   const stack = await startStack(t, { env: { RATE_LIMITS: 'off' }, consumers: [] })
@@ -75,7 +109,6 @@ t.test('the reconciler', async (t) => {
 
     const stackKeyId = parseApiKey(stack.apiKey)!.id
     await redis.hdel(keys.apiKeys, stackKeyId)
-    t.equal(await bindStatus(stack.apiKey), 401, 'a lost key entry locks the game server out')
     await repaired('deleted API key entry', async () => (await bindStatus(stack.apiKey)) !== 401)
 
     await redis.hset(keys.apiKeys, 'planted0000x', 'abc|planted|1')
@@ -85,5 +118,39 @@ t.test('the reconciler', async (t) => {
     for (const copy of ['codes', 'holders', 'apikeys']) {
       t.ok((counted.find((v) => v.labels.copy === copy)?.value ?? 0) > 0, `repairs of ${copy} are counted`)
     }
+  })
+
+  t.test('after a Redis outage, changes made during it reach the front as soon as the reconciler is connected again', async (t) => {
+    reconciler.stop()
+    const port = await freePort()
+    const proxy = await redisProxy(port)
+    const viaProxy = createRedis(`redis://127.0.0.1:${port}`, 'request', 'reconciler-via-proxy')
+    viaProxy.on('error', () => {})
+    t.teardown(async () => {
+      viaProxy.disconnect()
+      await proxy.cut()
+    })
+    await waitReady(viaProxy)
+    const outageReconciler = startReconciler({ db, redis: viaProxy, keys, log: stack.ctx.log })
+    t.teardown(() => outageReconciler.stop())
+    await outageReconciler.pass()
+    const { code } = await stack.codes.issue('810000000000000004')
+    const created = await buildApiKeyService(db, redis, keys).create('outage-revoke')
+    if (!created.ok) throw new Error('key not created')
+
+    await proxy.cut()
+    await t.rejects(buildCodeService(db, createCodeCache(broken, keys)).act(code.code, 'ban', actor), 'the ban reaches MySQL only')
+    await t.rejects(createApiKeyService({ rows: createApiKeyRows(db), copy: createApiKeyCopy(broken, keys) }).revoke('outage-revoke'))
+    await new Promise((r) => setTimeout(r, 2000))
+    t.not(await bindStatus(created.key), 401, 'during the outage the revoked key still works')
+
+    await proxy.restore()
+    const back = Date.now()
+    await eventually(async () => (viaProxy.status === 'ready' ? true : undefined), 20_000, 'the reconciler connection')
+    t.comment(`reconciler connection ready ${Date.now() - back} ms after Redis was reachable again (ioredis backoff)`)
+    const ready = Date.now()
+    await repaired('key revoked during the outage refused by the front', async () => (await bindStatus(created.key)) === 401)
+    await repaired('code banned during the outage shown banned', async () => (await block(code.code)).includes('This code is banned'))
+    t.comment(`both within ${Date.now() - ready} ms of the reconnect, ${Date.now() - back} ms of Redis being reachable`)
   })
 })
