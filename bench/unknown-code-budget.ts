@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   if (!cfg.ok) throw new Error(cfg.problems.join('; '))
   const linked = Array.from({ length: CODES }, (_, i) => `L${String(i).padStart(3, '0')}`)
   const unknown = Array.from({ length: CODES }, (_, i) => `U${String(i).padStart(3, '0')}`)
-  await redis.hset(keys.codes, Object.fromEntries(linked.map((c, i) => [c, encodeCachedCode({ state: 'active', paused: false, chatUserId: String(i), platformUsername: `User_${i}` })])))
+  await redis.hset(keys.codes, Object.fromEntries(linked.map((c, i) => [c, encodeCachedCode({ state: 'active', paused: false, chatUserId: String(i), platformUsername: `User_${i}`, version: 1 })])))
   const results: string[] = []
   try {
     for (const on of [false, true]) {

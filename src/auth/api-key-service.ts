@@ -1,6 +1,8 @@
 /**
  * API keys: created, listed and revoked in MySQL (the record, mysql/api-key-rows.ts) and kept in step in the front's
- * Redis copy (redis/api-key-copy.ts), which is what a bearer check reads.
+ * Redis copy (redis/api-key-copy.ts), which is what a bearer check reads. Every copy write is compare-and-set on the
+ * row version, and a command that finds nothing to change in MySQL still re-writes the copy from it (its first attempt
+ * may have committed MySQL and then failed to reach Redis).
  */
 import { randomBytes } from 'node:crypto'
 import type { ApiKeyInfo, ApiKeyRows } from '../mysql/api-key-rows.js'
@@ -19,9 +21,9 @@ export interface ApiKeyService {
   create(name: string): Promise<CreateKeyResult>
   /** Every key, newest first. */
   list(): Promise<ApiKeyInfo[]>
-  /** Revokes the active key named `name`; false when there is none. */
+  /** Revokes the active key named `name`; false when there is none (the copy of every key of that name is re-written then). */
   revoke(name: string): Promise<boolean>
-  /** Rewrites the Redis copy from MySQL (at start), so a lost Redis never locks game servers out; how many keys. */
+  /** Writes every key (revoked ones as tombstones) to the Redis copy, compare-and-set, so a lost Redis never locks game servers out; how many keys are active. */
   sync(): Promise<number>
 }
 
@@ -39,20 +41,24 @@ export function createApiKeyService(deps: {
     async create(name) {
       const made = makeApiKey(random(128))
       if ((await rows.insert({ id: made.id, name, secretHash: made.hash })) === 'name_taken') return { ok: false, reason: 'name_taken' }
-      await copy.put({ id: made.id, name, secretHash: made.hash })
+      await copy.put({ id: made.id, name, secretHash: made.hash, version: 1, revoked: false })
       return { ok: true, key: made.full, id: made.id }
     },
     list: () => rows.list(),
     async revoke(name) {
-      const id = await rows.revokeByName(name, now())
-      if (id === null) return false
-      await copy.remove(id)
+      const revoked = await rows.revokeByName(name, now())
+      if (revoked === null) {
+        await copy.putMany(await rows.findByName(name))
+        return false
+      }
+      await copy.put(revoked)
       return true
     },
     async sync() {
-      const active = await rows.listActive()
-      await copy.replace(active)
-      return active.length
+      // Per key, compare-and-set: a key revoked after this read has a newer version in the copy, which this write cannot undo.
+      const all = await rows.listAll()
+      await copy.putMany(all)
+      return all.filter((k) => !k.revoked).length
     },
   }
 }

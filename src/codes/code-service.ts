@@ -1,7 +1,9 @@
 /**
  * Every change to codes goes through here, whoever asks (bind worker, CLI, chat commands): issuance from random
  * bytes, the moderation trail of each change, and the write-through to the Redis cache after the MySQL commit. The
- * transitions themselves run in the mysql room (mysql/transactions.ts) under the code's row lock.
+ * transitions themselves run in the mysql room (mysql/transactions.ts) under the code's row lock. The cache write is
+ * compare-and-set on the row version, and every path that finds nothing to change in MySQL ("already banned", "no
+ * code") still re-writes the copy from MySQL: a first attempt may have committed MySQL and then failed to reach Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { codeFromBytes, type ActionResult, type BindAttempt, type BindStatus, type CodeAction, type CodeRecord } from '../core/codes.js'
@@ -36,9 +38,13 @@ export interface CodeService {
   /** The user's live code. */
   ofUser(chatUserId: string): Promise<StoredCode | undefined>
   /** Applies a staff or user action; a change is recorded in the moderation log. */
-  act(code: string, action: CodeAction, actor: Actor): Promise<ActionResult>
+  act(code: string, action: CodeAction, actor: Actor): Promise<ActionResult<StoredCode>>
   /** The spec's bind; a conflicting bind burns the code and writes a `bind_conflict` moderation entry. */
   bind(code: string, attempt: BindAttempt, actor: Actor): Promise<BindResult>
+  /** Re-writes a code's Redis copy from MySQL (compare-and-set); a command that found nothing to change calls it. */
+  refresh(code: string): Promise<void>
+  /** Re-writes the copy of every code the user ever held (a "you have no code" answer may follow a half-done revoke). */
+  refreshUser(chatUserId: string): Promise<void>
 }
 
 /** Dependencies, passed in so tests hand in the real database and cache. */
@@ -70,7 +76,10 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
       }
       // Either the random code exists, or another request just gave this user a live code: check the latter.
       const live = await rows.findLiveOfUser(chatUserId)
-      if (live !== undefined) return { code: live, created: false }
+      if (live !== undefined) {
+        await cache.put(live)
+        return { code: live, created: false }
+      }
     }
     throw new Error(`could not find a free code in ${ISSUE_ATTEMPTS} attempts`)
   }
@@ -89,11 +98,22 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
     receivedAt: now(),
   })
 
+  const refresh = async (code: string): Promise<void> => {
+    const stored = await rows.find(code)
+    if (stored !== undefined) await cache.put(stored)
+  }
+
+  const refreshUser = async (chatUserId: string): Promise<void> => {
+    await cache.putMany(await rows.ofUser(chatUserId))
+  }
+
   return {
     async issue(chatUserId) {
       const live = await rows.findLiveOfUser(chatUserId)
-      if (live !== undefined) return { code: live, created: false }
-      return newCode(chatUserId)
+      if (live === undefined) return newCode(chatUserId)
+      // A retried issue whose first attempt inserted the code but did not reach Redis.
+      await cache.put(live)
+      return { code: live, created: false }
     },
 
     async rotate(chatUserId, actor) {
@@ -101,6 +121,7 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
         moderationEntry('code_rotated', `Code ${live.code} was rotated and revoked`, live, actor),
       )
       if (previous !== undefined) await cache.put(previous)
+      else await refreshUser(chatUserId)
       const { code } = await newCode(chatUserId)
       return { previous, code }
     },
@@ -113,6 +134,7 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
         moderationEntry(`code_${action}`, `Code ${code}: ${action} by ${actor.name ?? actor.source}`, next, actor),
       )
       if (result.ok && result.changed) await cache.put(result.next)
+      else await refresh(code)
       return result
     },
 
@@ -127,8 +149,12 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
           { bound_to: boundTo, attempted },
         ),
       )
-      if (decision.next !== null && decision.changed) await cache.put(decision.next)
+      if (decision.next !== null) await cache.put(decision.next)
+      else await refresh(code)
       return { status: decision.status, record: decision.next }
     },
+
+    refresh,
+    refreshUser,
   }
 }

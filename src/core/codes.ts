@@ -49,9 +49,9 @@ export interface BindAttempt {
 export type BindStatus = 'bound' | 'already_bound' | 'not_found' | 'banned' | 'invalidated'
 
 /** The decision for one bind attempt: the outcome and the record to store (when it changes). */
-export type BindDecision =
-  | { status: 'bound' | 'already_bound'; next: CodeRecord; changed: boolean }
-  | { status: 'invalidated'; next: CodeRecord; changed: boolean; conflict: { boundTo: BindAttempt; attempted: BindAttempt } | null }
+export type BindDecision<R extends CodeRecord = CodeRecord> =
+  | { status: 'bound' | 'already_bound'; next: R; changed: boolean }
+  | { status: 'invalidated'; next: R; changed: boolean; conflict: { boundTo: BindAttempt; attempted: BindAttempt } | null }
   | { status: 'not_found' | 'banned'; next: null; changed: false }
 
 /** True when `value` is a well-formed code: exactly four characters A-Z or 0-9. */
@@ -96,7 +96,7 @@ export function isBound(record: CodeRecord): boolean {
 }
 
 /** True when the code is usable at all (revoked codes behave as unknown everywhere). */
-export function isLive(record: CodeRecord | undefined): record is CodeRecord {
+export function isLive<R extends CodeRecord>(record: R | undefined): record is R {
   return record !== undefined && record.state !== 'revoked'
 }
 
@@ -105,7 +105,7 @@ export function isLive(record: CodeRecord | undefined): record is CodeRecord {
  * code (state invalidated, with the conflict reported so a moderation entry can be written); the same
  * account under a new username stays bound and the username is updated.
  */
-export function decideBind(record: CodeRecord | undefined, attempt: BindAttempt): BindDecision {
+export function decideBind<R extends CodeRecord>(record: R | undefined, attempt: BindAttempt): BindDecision<R> {
   if (!isLive(record)) return { status: 'not_found', next: null, changed: false }
   if (record.state === 'banned') return { status: 'banned', next: null, changed: false }
   if (record.state === 'invalidated') return { status: 'invalidated', next: record, changed: false, conflict: null }
@@ -127,7 +127,7 @@ export type CodeAction = 'ban' | 'unban' | 'pause' | 'resume' | 'reset' | 'revok
 export type ActionRefusal = 'not_found' | 'already_banned' | 'not_banned' | 'already_paused' | 'not_paused' | 'banned' | 'invalidated'
 
 /** Result of applying an action. */
-export type ActionResult = { ok: true; next: CodeRecord; changed: boolean } | { ok: false; reason: ActionRefusal }
+export type ActionResult<R extends CodeRecord = CodeRecord> = { ok: true; next: R; changed: boolean } | { ok: false; reason: ActionRefusal }
 
 /**
  * Applies an action. ban/unban toggle the banned state and keep the link; pause/resume toggle detection;
@@ -136,9 +136,9 @@ export type ActionResult = { ok: true; next: CodeRecord; changed: boolean } | { 
  * code is banned (otherwise /unlink then /code would trade a banned code for a fresh one); invalidate burns it (the
  * "This wasn't me" button).
  */
-export function applyAction(record: CodeRecord | undefined, action: CodeAction): ActionResult {
+export function applyAction<R extends CodeRecord>(record: R | undefined, action: CodeAction): ActionResult<R> {
   if (!isLive(record)) return { ok: false, reason: 'not_found' }
-  const next = (patch: Partial<CodeRecord>): ActionResult => ({ ok: true, next: { ...record, ...patch }, changed: true })
+  const next = (patch: Partial<CodeRecord>): ActionResult<R> => ({ ok: true, next: { ...record, ...patch }, changed: true })
   switch (action) {
     case 'ban':
       return record.state === 'banned' ? { ok: false, reason: 'already_banned' } : next({ state: 'banned' })

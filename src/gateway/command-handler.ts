@@ -46,7 +46,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
-    if (live === undefined) return reply('noCode')
+    if (live === undefined) {
+      await codes.refreshUser(i.user.id)
+      return reply('noCode')
+    }
     const result = await codes.act(live.code, action, actorOf(i))
     if (!result.ok && result.reason === 'banned' && action === 'unlink') return reply('unlinkBanned', { code: live.code })
     if (!result.ok) return refusedReply(result.reason)
@@ -100,7 +103,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       const dm = await deps.sendDm(userId, rotatedDm(code.code, old, deps.gamePlatformName))
       return rotatedReply(userId, old, code.code, dm)
     }
-    if (record === undefined || record.state === 'revoked') return target === null ? reply('staffNoSuchCode') : reply('staffUserHasNoCode', { userId: target.id })
+    if (record === undefined || record.state === 'revoked') {
+      if (target !== null) await codes.refreshUser(target.id)
+      else if (record !== undefined) await codes.refresh(record.code)
+      return target === null ? reply('staffNoSuchCode') : reply('staffUserHasNoCode', { userId: target.id })
+    }
     if (sub === 'info') {
       const [total, pardoned, page] = await Promise.all([
         deps.infractions.count({ code: record.code }),

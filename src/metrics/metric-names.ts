@@ -163,6 +163,13 @@ export const Metric = {
     labels: ['queue'],
     process: 'worker',
   }),
+  reconcilerRepairs: spec({
+    name: 'presence_link_reconciler_repairs_total',
+    help: 'Redis copy entries the reconciler rewrote or removed because they disagreed with MySQL, by copy (codes, holders, apikeys).',
+    kind: 'counter',
+    labels: ['copy'],
+    process: 'worker',
+  }),
 } as const
 
 /** Every metric definition, in list order. */

@@ -1,7 +1,7 @@
 /** Every query on `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { hasErrno, MysqlErrno } from './connection.js'
-import type { Database } from './schema.js'
+import type { ApiKeysTable, Database } from './schema.js'
 
 /** A key as listed (never its secret). */
 export interface ApiKeyInfo {
@@ -18,16 +18,34 @@ export interface ActiveApiKey {
   secretHash: string
 }
 
+/** A key row as its Redis copy is made from it: active or revoked, at its row version. */
+export interface VersionedApiKey extends ActiveApiKey {
+  version: number
+  revoked: boolean
+}
+
 /** The key rows. */
 export interface ApiKeyRows {
-  /** Stores a new key; `name_taken` when an active key has that name. */
+  /** Stores a new key (version 1); `name_taken` when an active key has that name. */
   insert(key: ActiveApiKey): Promise<'inserted' | 'name_taken'>
   /** Every key, newest first. */
   list(): Promise<ApiKeyInfo[]>
-  /** Marks the active key named `name` revoked; its id, or null when there is none. */
-  revokeByName(name: string, at: Date): Promise<string | null>
-  /** Every active key with its hash. */
-  listActive(): Promise<ActiveApiKey[]>
+  /** Marks the active key named `name` revoked (under its row lock, version incremented); the revoked row, or null when there is none. */
+  revokeByName(name: string, at: Date): Promise<VersionedApiKey | null>
+  /** Every key ever named `name` (revoked ones too). */
+  findByName(name: string): Promise<VersionedApiKey[]>
+  /** The given key ids that exist. */
+  findByIds(ids: readonly string[]): Promise<VersionedApiKey[]>
+  /** Every key (revoked ones too), for the copy. */
+  listAll(): Promise<VersionedApiKey[]>
+  /** The keys changed at or after `since` (the database's clock), at most `limit`. */
+  listChangedSince(since: Date, limit: number): Promise<VersionedApiKey[]>
+}
+
+const COLUMNS = ['id', 'name', 'secret_hash', 'revoked_at', 'version'] as const
+
+function toVersioned(r: Pick<Selectable<ApiKeysTable>, (typeof COLUMNS)[number]>): VersionedApiKey {
+  return { id: r.id, name: r.name, secretHash: r.secret_hash, version: Number(r.version), revoked: r.revoked_at !== null }
 }
 
 /** Creates the rows over a database. */
@@ -46,15 +64,32 @@ export function createApiKeyRows(db: Kysely<Database>): ApiKeyRows {
       const rows = await db.selectFrom('api_keys').select(['id', 'name', 'created_at', 'revoked_at']).orderBy('created_at', 'desc').execute()
       return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at }))
     },
-    async revokeByName(name, at) {
-      const row = await db.selectFrom('api_keys').select('id').where('name', '=', name).where('revoked_at', 'is', null).executeTakeFirst()
-      if (row === undefined) return null
-      await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', row.id).execute()
-      return row.id
+    revokeByName: (name, at) =>
+      db.transaction().execute(async (tx) => {
+        const row = await tx
+          .selectFrom('api_keys')
+          .select(COLUMNS)
+          .where('name', '=', name)
+          .where('revoked_at', 'is', null)
+          .forUpdate()
+          .executeTakeFirst()
+        if (row === undefined) return null
+        await tx.updateTable('api_keys').set({ revoked_at: at, version: sql<string>`version + 1` }).where('id', '=', row.id).execute()
+        return { ...toVersioned(row), version: Number(row.version) + 1, revoked: true }
+      }),
+    async findByName(name) {
+      return (await db.selectFrom('api_keys').select(COLUMNS).where('name', '=', name).execute()).map(toVersioned)
     },
-    async listActive() {
-      const rows = await db.selectFrom('api_keys').select(['id', 'name', 'secret_hash']).where('revoked_at', 'is', null).execute()
-      return rows.map((r) => ({ id: r.id, name: r.name, secretHash: r.secret_hash }))
+    async findByIds(ids) {
+      if (ids.length === 0) return []
+      return (await db.selectFrom('api_keys').select(COLUMNS).where('id', 'in', ids).execute()).map(toVersioned)
+    },
+    async listAll() {
+      return (await db.selectFrom('api_keys').select(COLUMNS).orderBy('id').execute()).map(toVersioned)
+    },
+    async listChangedSince(since, limit) {
+      const rows = await db.selectFrom('api_keys').select(COLUMNS).where('changed_at', '>=', since).orderBy('changed_at').limit(limit).execute()
+      return rows.map(toVersioned)
     },
   }
 }

@@ -1,17 +1,18 @@
 /** Every query on `codes`, and the one row shape of a stored code. Callers that need a transaction pass it as `db`. */
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { VersionedCode } from '../core/code-record.js'
 import type { CodeRecord } from '../core/codes.js'
 import { hasErrno, MysqlErrno } from './connection.js'
 import type { CodesTable, Database, Db } from './schema.js'
 
-/** A stored code with its timestamps. */
-export interface StoredCode extends CodeRecord {
+/** A stored code with its row version and timestamps. */
+export interface StoredCode extends VersionedCode {
   createdAt: Date
   boundAt: Date | null
   updatedAt: Date
 }
 
-function toRecord(row: Selectable<CodesTable>): StoredCode {
+function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at'>): StoredCode {
   return {
     code: row.code,
     state: row.state,
@@ -22,6 +23,7 @@ function toRecord(row: Selectable<CodesTable>): StoredCode {
     createdAt: row.created_at,
     boundAt: row.bound_at,
     updatedAt: row.updated_at,
+    version: Number(row.version),
   }
 }
 
@@ -35,6 +37,7 @@ const COLUMNS = [
   'created_at',
   'bound_at',
   'updated_at',
+  'version',
 ] as const
 
 /** One code by its value; `forUpdate` locks the row for the rest of the transaction. */
@@ -53,22 +56,45 @@ export async function findLiveCodeOfUser(db: Db, chatUserId: string, forUpdate =
   return row === undefined ? undefined : toRecord(row)
 }
 
-/** Every live code, in pages, for rebuilding the Redis cache. */
-export async function* listLiveCodes(db: Db, pageSize = 5000): AsyncGenerator<StoredCode[]> {
+/** Every code (revoked ones too: the copy keeps them as tombstones), in pages in code order, for rebuilds and sweeps. */
+export async function* listAllCodes(db: Db, pageSize = 5000): AsyncGenerator<StoredCode[]> {
   let after = ''
   for (;;) {
-    const rows = await db
-      .selectFrom('codes')
-      .select(COLUMNS)
-      .where('state', '<>', 'revoked')
-      .where('code', '>', after)
-      .orderBy('code')
-      .limit(pageSize)
-      .execute()
+    const rows = await db.selectFrom('codes').select(COLUMNS).where('code', '>', after).orderBy('code').limit(pageSize).execute()
     if (rows.length === 0) return
     yield rows.map(toRecord)
     after = rows[rows.length - 1]!.code
   }
+}
+
+/** The codes changed at or after `since` (the database's clock, `changed_at`), oldest change first, at most `limit`. */
+export async function listCodesChangedSince(db: Db, since: Date, limit: number): Promise<StoredCode[]> {
+  const rows = await db.selectFrom('codes').select(COLUMNS).where('changed_at', '>=', since).orderBy('changed_at').limit(limit).execute()
+  return rows.map(toRecord)
+}
+
+/** The given codes that exist (revoked ones too). */
+export async function findCodes(db: Db, codes: readonly string[]): Promise<StoredCode[]> {
+  if (codes.length === 0) return []
+  return (await db.selectFrom('codes').select(COLUMNS).where('code', 'in', codes).execute()).map(toRecord)
+}
+
+/** Every code a chat user ever held (revoked ones too). */
+export async function findCodesOfUser(db: Db, chatUserId: string): Promise<StoredCode[]> {
+  return (await db.selectFrom('codes').select(COLUMNS).where('chat_user_id', '=', chatUserId).execute()).map(toRecord)
+}
+
+/** The live codes of the given chat users, by user id. */
+export async function findLiveCodesOfUsers(db: Db, chatUserIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  if (chatUserIds.length === 0) return out
+  const rows = await db
+    .selectFrom('codes')
+    .select(['code', 'chat_user_id'])
+    .where('live_chat_user_id' as never, 'in', chatUserIds as never)
+    .execute()
+  for (const r of rows) out.set(r.chat_user_id, r.code)
+  return out
 }
 
 /**
@@ -88,8 +114,11 @@ export async function insertCode(db: Db, code: string, chatUserId: string, now: 
   }
 }
 
-/** Writes a record's mutable fields; `bound` sets bound_at. */
-export async function updateCode(db: Db, record: CodeRecord, now: Date, bound = false): Promise<void> {
+/**
+ * Writes a record's mutable fields and increments its version; `bound` sets bound_at. The caller holds the row lock
+ * from reading `record` (at `record.version`), so the stored version is `record.version + 1`: returned.
+ */
+export async function updateCode(db: Db, record: VersionedCode, now: Date, bound = false): Promise<number> {
   await db
     .updateTable('codes')
     .set({
@@ -98,11 +127,13 @@ export async function updateCode(db: Db, record: CodeRecord, now: Date, bound = 
       platform_user_id: record.platformUserId,
       platform_username: record.platformUsername,
       updated_at: now,
+      version: sql<string>`version + 1`,
       ...(bound ? { bound_at: now } : {}),
       ...(record.platformUserId === null ? { bound_at: null } : {}),
     })
     .where('code', '=', record.code)
     .execute()
+  return record.version + 1
 }
 
 /** The banned codes linked to a platform user id, in code order. */
@@ -123,8 +154,8 @@ export interface CodeRows {
   find(code: string): Promise<StoredCode | undefined>
   /** The user's live code. */
   findLiveOfUser(chatUserId: string): Promise<StoredCode | undefined>
-  /** Every live code, in pages. */
-  listLive(): AsyncIterable<StoredCode[]>
+  /** Every code a chat user ever held (revoked ones too). */
+  ofUser(chatUserId: string): Promise<StoredCode[]>
   /** Inserts a new active, unbound code. */
   insert(code: string, chatUserId: string, now: Date): Promise<'inserted' | 'duplicate'>
   /** The banned codes linked to a platform user id. */
@@ -136,7 +167,7 @@ export function createCodeRows(db: Kysely<Database>): CodeRows {
   return {
     find: (code) => findCode(db, code),
     findLiveOfUser: (chatUserId) => findLiveCodeOfUser(db, chatUserId),
-    listLive: () => listLiveCodes(db),
+    ofUser: (chatUserId) => findCodesOfUser(db, chatUserId),
     insert: (code, chatUserId, now) => insertCode(db, code, chatUserId, now),
     bannedCodesOfPlatformUser: (platformUserId) => findBannedCodesOfPlatformUser(db, platformUserId),
   }

@@ -4,6 +4,7 @@ import * as core from './migrations/0001-core.js'
 import * as guildWhitelist from './migrations/0002-guild-whitelist.js'
 import * as deliverySafety from './migrations/0003-delivery-safety.js'
 import * as infractionPardons from './migrations/0004-infraction-pardons.js'
+import * as copyVersions from './migrations/0005-copy-versions.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002-guild-whitelist': guildWhitelist,
   '0003-delivery-safety': deliverySafety,
   '0004-infraction-pardons': infractionPardons,
+  '0005-copy-versions': copyVersions,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

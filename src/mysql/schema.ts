@@ -1,9 +1,12 @@
 /** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL): each row shape, once. */
-import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+import type { ColumnType, Generated, Kysely, RawBuilder, Transaction } from 'kysely'
 import type { CodeState } from '../core/codes.js'
 import type { LogCategoryName } from '../core/log-categories.js'
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>
+
+/** A version is only ever updated as `version + 1` (a raw SQL expression). */
+type RawBuilderVersion = RawBuilder<string>
 
 /** `codes`: one row per code ever issued. */
 export interface CodesTable {
@@ -16,6 +19,10 @@ export interface CodesTable {
   created_at: CreatedAt
   bound_at: Date | null
   updated_at: Date
+  /** Incremented by every change (0005); the Redis copy is written compare-and-set on it. BIGINT: read as a string. */
+  version: ColumnType<string, never, RawBuilderVersion>
+  /** The database's time of the last change (ON UPDATE), indexed for the reconciler. */
+  changed_at: ColumnType<Date, never, never>
 }
 
 /** `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */
@@ -25,6 +32,10 @@ export interface ApiKeysTable {
   secret_hash: string
   created_at: CreatedAt
   revoked_at: Date | null
+  /** As `codes.version`. */
+  version: ColumnType<string, never, RawBuilderVersion>
+  /** As `codes.changed_at`. */
+  changed_at: ColumnType<Date, never, never>
 }
 
 /** `log_entries`: every accepted log event, from the API, the gateway or the service itself. */

@@ -23,9 +23,9 @@ export interface StoredLogEntry {
 /** The cross-table transactions. */
 export interface Transactions {
   /** The spec's bind under the code's row lock; a conflict burns the code and stores `conflictEntry` with it. */
-  bind(code: string, attempt: BindAttempt, at: Date, conflictEntry: (next: CodeRecord, conflict: BindConflict) => NewLogEntry): Promise<BindDecision>
-  /** Applies an action under the code's row lock; a change is stored with `entry`. */
-  act(code: string, action: CodeAction, at: Date, entry: (next: CodeRecord) => NewLogEntry): Promise<ActionResult>
+  bind(code: string, attempt: BindAttempt, at: Date, conflictEntry: (next: CodeRecord, conflict: BindConflict) => NewLogEntry): Promise<BindDecision<StoredCode>>
+  /** Applies an action under the code's row lock; a change is stored with `entry` (and `next` carries the new version). */
+  act(code: string, action: CodeAction, at: Date, entry: (next: CodeRecord) => NewLogEntry): Promise<ActionResult<StoredCode>>
   /** Revokes the user's live code (if any) under its row lock, stored with `entry`; the revoked record. */
   revokeLiveCodeOfUser(chatUserId: string, at: Date, entry: (live: StoredCode) => NewLogEntry): Promise<StoredCode | undefined>
   /**
@@ -42,7 +42,7 @@ export function createTransactions(db: Kysely<Database>): Transactions {
       db.transaction().execute(async (tx) => {
         const decision = decideBind(await findCode(tx, code, true), attempt)
         if (decision.next !== null && decision.changed) {
-          await updateCode(tx, decision.next, at, decision.status === 'bound')
+          decision.next = { ...decision.next, version: await updateCode(tx, decision.next, at, decision.status === 'bound') }
           if (decision.status === 'invalidated' && decision.conflict !== null) {
             await insertLogEntry(tx, conflictEntry(decision.next, decision.conflict))
           }
@@ -54,7 +54,7 @@ export function createTransactions(db: Kysely<Database>): Transactions {
       db.transaction().execute(async (tx) => {
         const outcome = applyAction(await findCode(tx, code, true), action)
         if (!outcome.ok || !outcome.changed) return outcome
-        await updateCode(tx, outcome.next, at)
+        outcome.next = { ...outcome.next, version: await updateCode(tx, outcome.next, at) }
         await insertLogEntry(tx, entry(outcome.next))
         return outcome
       }),
@@ -64,7 +64,7 @@ export function createTransactions(db: Kysely<Database>): Transactions {
         const live = await findLiveCodeOfUser(tx, chatUserId, true)
         if (live === undefined) return undefined
         const revoked: StoredCode = { ...live, state: 'revoked' }
-        await updateCode(tx, revoked, at)
+        revoked.version = await updateCode(tx, revoked, at)
         await insertLogEntry(tx, entry(live))
         return revoked
       }),

@@ -1,48 +1,61 @@
-/** The front's copy of the active API keys (`{p}:apikeys`: key id -> `sha256hex|name`), rewritten from MySQL at start. */
-import { randomBytes } from 'node:crypto'
+/**
+ * The front's copy of the API keys (`{p}:apikeys`: key id -> `sha256hex|name|version`, a revoked key's tombstone
+ * `|name|version`), written compare-and-set on the MySQL row version (scripts/api-key-put.lua): an older version never
+ * overwrites a newer one, so a stale write cannot bring a revoked key back.
+ */
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from './keys.js'
+import { luaCommand } from './lua-scripts.js'
 
 /** A key as the copy holds it. */
 export interface CopiedApiKey {
   id: string
   name: string
   secretHash: string
+  /** MySQL row version. */
+  version: number
+  /** True for a revoked key: the copy keeps a tombstone. */
+  revoked: boolean
 }
 
 /** The copy's operations. */
 export interface ApiKeyCopy {
-  /** Adds or replaces one key. */
-  put(key: CopiedApiKey): Promise<void>
-  /** Removes one key. */
-  remove(id: string): Promise<void>
-  /** The stored hash and name of a key id; null when unknown. */
+  /** Writes one key (active or revoked) unless the copy has this version or a newer one; true when written. */
+  put(key: CopiedApiKey): Promise<boolean>
+  /** `put` for many keys in one round trip; how many were written. */
+  putMany(keys: readonly CopiedApiKey[]): Promise<number>
+  /** The stored hash and name of an active key id; null when unknown or revoked. */
   get(id: string): Promise<{ secretHash: string; name: string } | null>
-  /** Replaces the whole copy atomically. */
-  replace(keys: readonly CopiedApiKey[]): Promise<void>
+}
+
+/** The stored value of a key (key names are letters, digits, `_ . -`: no `|`). */
+export function encodeCopiedApiKey(key: CopiedApiKey): string {
+  return `${key.revoked ? '' : key.secretHash}|${key.name}|${key.version}`
+}
+
+/** A stored value decoded: the hash ('' for a tombstone), name and version (0 for a value from before versions). */
+export function decodeCopiedApiKey(value: string): { secretHash: string; name: string; version: number } {
+  const [secretHash = '', name = '', version] = value.split('|')
+  return { secretHash, name, version: version === undefined ? 0 : Number(version) }
 }
 
 /** Creates the copy over a Redis client. */
 export function createApiKeyCopy(redis: Redis, keys: RedisKeys): ApiKeyCopy {
+  const put = luaCommand(redis, 'api-key-put')
+  const args = (all: readonly CopiedApiKey[]): string[] => all.flatMap((k) => [k.id, String(k.version), encodeCopiedApiKey(k)])
   return {
     async put(key) {
-      await redis.hset(keys.apiKeys, key.id, `${key.secretHash}|${key.name}`)
+      return Number(await put([keys.apiKeys], args([key]))) > 0
     },
-    async remove(id) {
-      await redis.hdel(keys.apiKeys, id)
+    async putMany(all) {
+      if (all.length === 0) return 0
+      return Number(await put([keys.apiKeys], args(all)))
     },
     async get(id) {
       const stored = await redis.hget(keys.apiKeys, id)
       if (stored === null) return null
-      const sep = stored.indexOf('|')
-      return { secretHash: stored.slice(0, sep), name: stored.slice(sep + 1) }
-    },
-    async replace(all) {
-      const tmp = keys.apiKeysSync(randomBytes(6).toString('hex'))
-      const tx = redis.multi().del(tmp)
-      if (all.length > 0) tx.hset(tmp, ...all.flatMap((k) => [k.id, `${k.secretHash}|${k.name}`])).rename(tmp, keys.apiKeys)
-      else tx.del(keys.apiKeys, tmp)
-      await tx.exec()
+      const { secretHash, name } = decodeCopiedApiKey(stored)
+      return secretHash === '' ? null : { secretHash, name }
     },
   }
 }

@@ -1,69 +1,56 @@
 /**
- * Write-through cache of code records in Redis (`{p}:codes`, `{p}:holders`), rebuilt from MySQL when missing. Every
- * write announces itself on the change feed (`{p}:feed`) in the same MULTI.
+ * The Redis copy of code records (`{p}:codes`, `{p}:holders`), written compare-and-set on the MySQL row version
+ * (scripts/code-put.lua: an older version never overwrites a newer one; revoked codes stay as tombstones), and rebuilt
+ * from MySQL when missing. Every write that changes something announces its codes on the change feed (`{p}:feed`)
+ * in the same script.
  */
-import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { encodeCachedCode } from '../core/code-record.js'
+import { encodeCachedCode, type VersionedCode } from '../core/code-record.js'
 import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
-import type { CodeRecord } from '../core/codes.js'
 import type { RedisKeys } from './keys.js'
+import { luaCommand } from './lua-scripts.js'
 import { execAll } from './multi.js'
-import { luaSource } from './lua-scripts.js'
 
 /** The cache's operations. */
 export interface CodeCache {
-  /** Stores a record after its MySQL commit (a revoked record is removed). */
-  put(record: CodeRecord): Promise<void>
-  /** Replaces the whole cache with `pages` of live records, atomically per key. */
-  rebuild(pages: AsyncIterable<CodeRecord[]>): Promise<number>
+  /** Stores a record read from or committed to MySQL, unless the copy already has this version or a newer one; true when something changed. */
+  put(record: VersionedCode): Promise<boolean>
+  /** `put` for many records in one round trip; how many changed. */
+  putMany(records: readonly VersionedCode[]): Promise<number>
+  /** Writes `pages` of records (every code, revoked ones too) compare-and-set, then marks the cache built; how many records. */
+  rebuild(pages: AsyncIterable<VersionedCode[]>): Promise<number>
   /** True while the built marker is there (false: Redis restarted empty or was flushed). */
   isBuilt(): Promise<boolean>
   /** Rebuilds only when the built marker is missing (first start, or Redis lost its data). */
-  ensureBuilt(pages: () => AsyncIterable<CodeRecord[]>): Promise<boolean>
+  ensureBuilt(pages: () => AsyncIterable<VersionedCode[]>): Promise<boolean>
 }
+
+const args = (records: readonly VersionedCode[]): string[] =>
+  records.flatMap((r) => [r.code, String(r.version), r.chatUserId, encodeCachedCode(r)])
 
 /** Creates the cache over a Redis client. */
 export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
+  const put = luaCommand(redis, 'code-put')
+  const scriptKeys = [keys.codes, keys.holders, keys.presence]
   const cache: CodeCache = {
     async put(record) {
-      const tx = redis.multi()
-      if (record.state === 'revoked') {
-        tx.hdel(keys.codes, record.code)
-        tx.hdel(keys.presence, record.code)
-        tx.eval(luaSource('drop-holder'), 1, keys.holders, record.chatUserId, record.code)
-      } else {
-        tx.hset(keys.codes, record.code, encodeCachedCode(record))
-        tx.hset(keys.holders, record.chatUserId, record.code)
-      }
-      // In the same MULTI as the write: no crash can leave the write made and the fronts' views of it unannounced.
-      tx.publish(keys.feed, encodeFeedCodes([record.code], Date.now()))
-      await execAll(tx)
+      // The feed message goes out from inside the script: no crash can leave the write made and the fronts' views of it unannounced.
+      return Number(await put(scriptKeys, [keys.feed, encodeFeedCodes([record.code], Date.now()), ...args([record])])) > 0
+    },
+    async putMany(records) {
+      if (records.length === 0) return 0
+      return Number(await put(scriptKeys, [keys.feed, encodeFeedCodes(records.map((r) => r.code), Date.now()), ...args(records)]))
     },
     async rebuild(pages) {
-      // Per-run names: two processes rebuilding at once must not write into each other's half-built copy.
-      const run = randomBytes(6).toString('hex')
-      const tmpCodes = keys.codesRebuild(run)
-      const tmpHolders = keys.holdersRebuild(run)
-      await redis.del(tmpCodes, tmpHolders)
+      // Compare-and-set per record rather than a rename over the whole hash: a command's write made while the rebuild
+      // reads MySQL is newer than what the rebuild read, and must survive it.
       let count = 0
       for await (const page of pages) {
         if (page.length === 0) continue
-        const codes: string[] = []
-        const holders: string[] = []
-        for (const r of page) {
-          codes.push(r.code, encodeCachedCode(r))
-          holders.push(r.chatUserId, r.code)
-        }
-        await execAll(redis.multi().hset(tmpCodes, ...codes).hset(tmpHolders, ...holders))
+        await put(scriptKeys, [keys.feed, '', ...args(page)])
         count += page.length
       }
-      const tx = redis.multi()
-      if (count === 0) tx.del(keys.codes, keys.holders, tmpCodes, tmpHolders)
-      else tx.rename(tmpCodes, keys.codes).rename(tmpHolders, keys.holders)
-      tx.set(keys.codesBuilt, new Date().toISOString())
-      tx.publish(keys.feed, encodeFeedAll(Date.now()))
-      await execAll(tx)
+      await execAll(redis.multi().set(keys.codesBuilt, new Date().toISOString()).publish(keys.feed, encodeFeedAll(Date.now())))
       return count
     },
     async isBuilt() {

@@ -3,16 +3,13 @@
  *
  * | key | type | holds | written by | read by |
  * |---|---|---|---|---|
- * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername` (see core/code-record.ts) | workers, gateway and CLI after each MySQL commit (code-cache.ts); rebuilt from MySQL at start when `{p}:codes:built` is missing | front (code-lookup.ts) |
- * | `{p}:codes:rebuild:{run}` | hash, temporary | the next `{p}:codes` while a rebuild fills it; renamed over `{p}:codes` at the end (per-run name: two rebuilds never share one) | code-cache.ts rebuild | nobody (renamed) |
- * | `{p}:codes:built` | string | ISO time of the last full rebuild of `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
- * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE | as `{p}:codes`; a revoked code's holder entry is dropped by scripts/drop-holder.lua | gateway (presence-store.ts: which presences to keep) |
- * | `{p}:holders:rebuild:{run}` | hash, temporary | the next `{p}:holders`, as `{p}:codes:rebuild:{run}` | code-cache.ts rebuild | nobody (renamed) |
+ * | `{p}:codes` | hash | field = CODE, value = code record `state|paused|chatUserId|platformUsername|version` (core/code-record.ts; `version` = the MySQL row version; four-field values from before versions read as version 0). Written compare-and-set on the version (scripts/code-put.lua): an older version never overwrites a newer one. A revoked code stays as a tombstone (state `revoked`, shown as unknown), since codes are never reissued | workers, gateway and CLI after each MySQL commit, and again on a command's no-op branch (code-cache.ts); every code written at start when `{p}:codes:built` is missing; the reconciler (runtime/reconciler.ts: code-put.lua, code-remove.lua for entries MySQL lacks) | front (code-lookup.ts), holder-repair.lua |
+ * | `{p}:codes:built` | string | ISO time of the last time every code was written from MySQL into `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
+ * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE (no version of its own: it is written only by the script that wrote that code's record, or by scripts/holder-repair.lua while that code's copy is live) | code-put.lua with each live record (a revoked code drops the entry while it still points at it); the reconciler (holder-repair.lua) | gateway (presence-store.ts: which presences to keep) |
  * | `{p}:presence` | hash | field = the holder's live CODE, value = `shard|status|rendered activity lines` (see core/presence-entry.ts); keyed by code so the front reads it beside `{p}:codes` in one round trip | gateway (presence-store.ts, including the resync sweep); a revoked code's entry is removed with it (code-cache.ts) | front (code-lookup.ts), gateway sweep |
  * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms until which that shard's presences count as live | gateway heartbeat (presence-store.ts) | front (code-lookup.ts: a stale shard's presences are ignored) |
- * | `{p}:feed` | pub/sub channel | the change feed: `MS|CODE[,CODE...]` or `MS|*` (core/feed-message.ts), published in the same MULTI as every write that changes a block | code-cache.ts (code writes, rebuilds), presence-store.ts (presence set/clear/sweep, shard marked dead) | fronts (change-feed.ts) |
- * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name` | `keys create/revoke`; rebuilt from MySQL at start (api-key-copy.ts) | front (bearer check, api-key-copy.ts) |
- * | `{p}:apikeys:sync:{run}` | hash, temporary | the next `{p}:apikeys` while a resync fills it, renamed over it in the same MULTI | api-key-copy.ts replace | nobody (renamed) |
+ * | `{p}:feed` | pub/sub channel | the change feed: `MS|CODE[,CODE...]` or `MS|*` (core/feed-message.ts), published in the same MULTI or script as every write that changes a block | code-cache.ts (code-put.lua, rebuilds), the reconciler (code-put.lua, code-remove.lua), presence-store.ts (presence set/clear/sweep, shard marked dead) | fronts (change-feed.ts) |
+ * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name|version`, a revoked key's tombstone `|name|version` (empty hash: refused); `sha256hex|name` from before versions reads as version 0. Written compare-and-set on the MySQL row version (scripts/api-key-put.lua) | `keys create/revoke` (also re-written when revoke finds no active key); every key written at start (api-key-copy.ts); the reconciler (api-key-put.lua, hash-delete-if.lua for entries MySQL lacks) | front (bearer check, api-key-copy.ts) |
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker (roblox-user-cache.ts) | bind worker |
  * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start (guild-set.ts) | gateway (audit events, guild-set.ts) |
  * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE (message-cache.ts) | gateway on MESSAGE_UPDATE/DELETE (what was said) |
@@ -30,14 +27,11 @@ export interface RedisKeys {
   readonly prefix: string
   readonly codes: string
   readonly codesBuilt: string
-  readonly codesRebuild: (run: string) => string
   readonly holders: string
-  readonly holdersRebuild: (run: string) => string
   readonly presence: string
   readonly presenceShards: string
   readonly feed: string
   readonly apiKeys: string
-  readonly apiKeysSync: (run: string) => string
   readonly bullPrefix: string
   readonly guilds: string
   readonly deliveryRate: string
@@ -56,14 +50,11 @@ export function createRedisKeys(prefix: string): RedisKeys {
     prefix,
     codes: `${prefix}:codes`,
     codesBuilt: `${prefix}:codes:built`,
-    codesRebuild: (run: string) => `${prefix}:codes:rebuild:${run}`,
     holders: `${prefix}:holders`,
-    holdersRebuild: (run: string) => `${prefix}:holders:rebuild:${run}`,
     presence: `${prefix}:presence`,
     presenceShards: `${prefix}:presence:shards`,
     feed: `${prefix}:feed`,
     apiKeys: `${prefix}:apikeys`,
-    apiKeysSync: (run: string) => `${prefix}:apikeys:sync:${run}`,
     bullPrefix: `${prefix}:bull`,
     guilds: `${prefix}:guilds`,
     deliveryRate: `${prefix}:delivery:rate`,

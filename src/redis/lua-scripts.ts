@@ -7,7 +7,11 @@ import type { Redis } from 'ioredis'
 
 /** Number of KEYS each script takes; the rest of a call's arguments are its ARGV. */
 const KEY_COUNT = {
-  'drop-holder': 1,
+  'api-key-put': 1,
+  'code-put': 3,
+  'code-remove': 3,
+  'hash-delete-if': 1,
+  'holder-repair': 2,
   'lease-acquire': 1,
   'lease-renew': 1,
   'lease-release': 1,

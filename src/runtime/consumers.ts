@@ -100,7 +100,7 @@ export async function startConsumers(
   const db = await openDatabase(ctx, 20)
   const redis = await openRedis(ctx, 'request', 'data')
   const cache = await prepareRedisCopies(ctx, db, redis)
-  keepRedisCopies(ctx, db, redis)
+  keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const codes = buildCodeService(db, cache)
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())

@@ -1,13 +1,15 @@
 /** Opens MySQL and Redis for a process and registers their close; prepares the schema and the Redis copies. */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
-import { listLiveCodes } from '../mysql/code-rows.js'
+import type { Registry } from 'prom-client'
+import { listAllCodes } from '../mysql/code-rows.js'
 import { createDatabase, ensureDatabase } from '../mysql/connection.js'
 import { migrateToLatest } from '../mysql/migrate.js'
 import type { Database } from '../mysql/schema.js'
 import { createCodeCache, type CodeCache } from '../redis/code-cache.js'
 import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
 import type { ProcessContext } from './process-context.js'
+import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciler.js'
 import { buildApiKeyService } from './services.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
@@ -39,15 +41,26 @@ export async function prepareRedisCopies(ctx: ProcessContext, db: Kysely<Databas
   // Keys first: the code cache's built marker is written last, so a crash in between redoes both.
   const keys = await buildApiKeyService(db, redis, ctx.keys).sync()
   ctx.log.info({ keys }, 'API keys synced to Redis')
-  if (await cache.ensureBuilt(() => listLiveCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
+  if (await cache.ensureBuilt(() => listAllCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
   return cache
 }
 
+/** Options of keepRedisCopies. */
+export interface KeepCopiesOptions {
+  /** How often the built marker is checked. */
+  everyMs?: number
+  /** Where the reconciler's repair counter is registered. */
+  metrics?: Registry
+  /** The reconciler's timing (runtime/reconciler.ts). */
+  reconcile?: ReconcilerOptions
+}
+
 /**
- * Rebuilds the Redis copies whenever their built marker disappears (Redis restarted empty, or was flushed), so
- * game servers are not locked out and codes do not read as unknown until some process restarts.
+ * Keeps the Redis copies converging on MySQL: rebuilds them whenever their built marker disappears (Redis restarted
+ * empty, or was flushed), so game servers are not locked out and codes do not read as unknown until some process
+ * restarts, and runs the reconciler (runtime/reconciler.ts), which repairs any other drift within seconds.
  */
-export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, everyMs = 5000): void {
+export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, options: KeepCopiesOptions = {}): Reconciler {
   let running = false
   const timer = setInterval(() => {
     if (running) return
@@ -64,7 +77,15 @@ export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis
       .finally(() => {
         running = false
       })
-  }, everyMs)
+  }, options.everyMs ?? 5000)
   timer.unref()
-  ctx.shutdown.register('redis-copies', () => clearInterval(timer))
+  const reconciler = startReconciler(
+    { db, redis, keys: ctx.keys, log: ctx.log, ...(options.metrics === undefined ? {} : { metrics: options.metrics }) },
+    options.reconcile,
+  )
+  ctx.shutdown.register('redis-copies', () => {
+    clearInterval(timer)
+    reconciler.stop()
+  })
+  return reconciler
 }

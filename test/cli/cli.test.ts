@@ -1,6 +1,6 @@
 /** The built CLI as a child process in the Docker image layout: parsing errors, --help, --version, key commands. */
 import { execFile, spawn } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,8 @@ async function buildApp(): Promise<string> {
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await mkdir(join(dir, 'app'))
   await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'app/dist'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT })
+  // As `npm run build`: the Lua scripts are read from beside the compiled redis modules.
+  await cp(join(ROOT, 'src/redis/scripts'), join(dir, 'app/dist/src/redis/scripts'), { recursive: true })
   await copyFile(join(ROOT, 'package.json'), join(dir, 'app/package.json'))
   await symlink(join(ROOT, 'node_modules'), join(dir, 'app/node_modules'), 'dir')
   return join(dir, 'app')

@@ -4,10 +4,15 @@ import { decodeCachedCode, encodeCachedCode, viewOf } from '../../src/core/code-
 import { decodePresence, encodePresence } from '../../src/core/presence-entry.js'
 
 t.test('cached code records round-trip and malformed values are rejected', async (t) => {
-  const rec = { state: 'active' as const, paused: true, chatUserId: '123', platformUsername: 'Name_1' }
+  const rec = { state: 'active' as const, paused: true, chatUserId: '123', platformUsername: 'Name_1', version: 7 }
+  t.equal(encodeCachedCode(rec), 'active|1|123|Name_1|7', 'the version is the last field')
   t.same(decodeCachedCode(encodeCachedCode(rec)), rec)
-  t.same(decodeCachedCode('active|0|123|'), { state: 'active', paused: false, chatUserId: '123', platformUsername: null })
-  for (const bad of ['', 'active|0|123', 'weird|0|1|x', 'active|2|1|x', 'active|0|1|x|y']) t.equal(decodeCachedCode(bad), undefined, bad)
+  t.same(decodeCachedCode('active|0|123||2'), { state: 'active', paused: false, chatUserId: '123', platformUsername: null, version: 2 })
+  t.same(decodeCachedCode('active|0|123|12345'), { state: 'active', paused: false, chatUserId: '123', platformUsername: '12345', version: 0 }, 'a record from before versions is version 0')
+  t.same(decodeCachedCode('revoked|0|9||3'), { state: 'revoked', paused: false, chatUserId: '9', platformUsername: null, version: 3 }, 'a tombstone')
+  for (const bad of ['', 'active|0|123', 'weird|0|1|x', 'active|2|1|x', 'active|0|1|x|y', 'active|0|1|x|1|2', 'active|0|1|x|', 'active|0|1|x|-1', 'active|0|1|x|1e3']) {
+    t.equal(decodeCachedCode(bad), undefined, bad)
+  }
 })
 
 t.test('view precedence: unknown, banned, invalidated, paused, unlinked, active', async (t) => {

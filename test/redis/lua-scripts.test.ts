@@ -4,7 +4,7 @@ import { createCodeCache } from '../../src/redis/code-cache.js'
 import { luaCommand, luaSource } from '../../src/redis/lua-scripts.js'
 import { startStack } from '../helpers/stack.js'
 
-const SCRIPTS = ['drop-holder', 'lease-acquire', 'lease-renew', 'lease-release', 'rate-gate-take'] as const
+const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'rate-gate-take'] as const
 
 t.test('the Lua scripts', async (t) => {
   const stack = await startStack(t, { front: false, consumers: [] })
@@ -15,18 +15,62 @@ t.test('the Lua scripts', async (t) => {
     for (const name of SCRIPTS) t.match(luaSource(name), /^--\[\[[\s\S]*KEYS\[1\][\s\S]*ARGV\[1\][\s\S]*Output:[\s\S]*\]\]\n/, name)
   })
 
-  t.test('drop-holder removes a holder entry only while it points at the revoked code', async (t) => {
+  t.test('code-put writes compare-and-set on the version; a revoked code stays as a tombstone', async (t) => {
     const cache = createCodeCache(redis, keys)
     const base = { state: 'active' as const, paused: false, chatUserId: '700000000000000001', platformUserId: null, platformUsername: null }
-    await cache.put({ ...base, code: 'OLD1' })
-    await cache.put({ ...base, code: 'NEW1' })
-    await cache.put({ ...base, code: 'OLD1', state: 'revoked' })
+    t.equal(await cache.put({ ...base, code: 'OLD1', version: 1 }), true)
+    t.equal(await cache.put({ ...base, code: 'NEW1', version: 1 }), true)
+    t.equal(await cache.put({ ...base, code: 'OLD1', state: 'revoked', version: 2 }), true)
     t.equal(await redis.hget(keys.holders, base.chatUserId), 'NEW1', 'a rotation that set the new code first keeps it')
-    t.equal(await redis.hexists(keys.codes, 'OLD1'), 0)
-    await cache.put({ ...base, code: 'NEW1', state: 'revoked' })
+    t.equal(await redis.hget(keys.codes, 'OLD1'), `revoked|0|${base.chatUserId}||2`, 'the revoked code is a tombstone at its version')
+    t.equal(await cache.put({ ...base, code: 'OLD1', version: 1 }), false, 'an older write is refused')
+    t.equal(await redis.hget(keys.codes, 'OLD1'), `revoked|0|${base.chatUserId}||2`, 'and cannot bring the code back')
+    t.equal(await redis.hget(keys.holders, base.chatUserId), 'NEW1')
+    t.equal(await cache.put({ ...base, code: 'NEW1', version: 1 }), false, 'the same version is not rewritten')
+    await redis.hdel(keys.holders, base.chatUserId)
+    t.equal(await cache.put({ ...base, code: 'NEW1', version: 1 }), true, 'but a missing holder entry is restored')
+    t.equal(await redis.hget(keys.holders, base.chatUserId), 'NEW1')
+    await redis.hset(keys.codes, 'LEG1', 'active|0|700000000000000002|Legacy_12')
+    t.equal(await cache.put({ ...base, chatUserId: '700000000000000002', code: 'LEG1', state: 'banned', version: 1 }), true, 'a record from before versions counts as version 0')
+    t.equal(await cache.put({ ...base, code: 'NEW1', state: 'revoked', version: 2 }), true)
     t.equal(await redis.hexists(keys.holders, base.chatUserId), 0, 'revoking the held code drops the holder entry')
-    const drop = luaCommand(redis, 'drop-holder')
-    t.equal(await drop([keys.holders], ['nobody', 'NEW1']), 0, 'nothing to drop answers 0')
+  })
+
+  t.test('code-remove and hash-delete-if remove only the value that was seen', async (t) => {
+    const remove = luaCommand(redis, 'code-remove')
+    await redis.hset(keys.codes, 'XTR1', 'active|0|42||1')
+    await redis.hset(keys.holders, '42', 'XTR1')
+    const k = [keys.codes, keys.holders, keys.presence]
+    t.equal(await remove(k, [keys.feed, '1|XTR1', 'XTR1', 'active|0|42||2', '42']), 0, 'a changed value stays')
+    t.equal(await remove(k, [keys.feed, '1|XTR1', 'XTR1', 'active|0|42||1', '42']), 1)
+    t.equal(await redis.hexists(keys.codes, 'XTR1'), 0)
+    t.equal(await redis.hexists(keys.holders, '42'), 0, 'with its holder entry')
+    const deleteIf = luaCommand(redis, 'hash-delete-if')
+    await redis.hset(keys.apiKeys, 'id1', 'a|b|1')
+    t.equal(await deleteIf([keys.apiKeys], ['id1', 'a|b|2']), 0)
+    t.equal(await deleteIf([keys.apiKeys], ['id1', 'a|b|1']), 1)
+  })
+
+  t.test('holder-repair follows the live copy of the code MySQL names', async (t) => {
+    const repair = luaCommand(redis, 'holder-repair')
+    const k = [keys.codes, keys.holders]
+    await redis.hset(keys.codes, 'HLD1', 'active|0|77||1', 'HLD2', 'revoked|0|77||2', 'HLD3', 'active|0|78||1')
+    t.equal(await repair(k, ['77', 'HLD2']), 0, 'not to a revoked copy (a rotation since the read wins)')
+    t.equal(await repair(k, ['77', 'HLD3']), 0, "not to another user's code")
+    t.equal(await repair(k, ['77', 'HLD1']), 1)
+    t.equal(await redis.hget(keys.holders, '77'), 'HLD1')
+    t.equal(await repair(k, ['77', '']), 0, 'an entry pointing at a live copy stays (the code copy is repaired first)')
+    await redis.hset(keys.holders, '77', 'HLD2')
+    t.equal(await repair(k, ['77', '']), 1, 'an entry pointing at a revoked copy goes')
+    t.equal(await redis.hexists(keys.holders, '77'), 0)
+  })
+
+  t.test('api-key-put writes compare-and-set on the version', async (t) => {
+    const put = luaCommand(redis, 'api-key-put')
+    await redis.hset(keys.apiKeys, 'old', 'abc|legacy')
+    t.equal(await put([keys.apiKeys], ['old', 1, 'abc|legacy|1', 'new', 2, '|n|2']), 2, 'a value from before versions is version 0')
+    t.equal(await put([keys.apiKeys], ['new', 1, 'abc|n|1']), 0, 'an older version never overwrites a newer one')
+    t.equal(await redis.hget(keys.apiKeys, 'new'), '|n|2')
   })
 
   t.test('rate-gate-take records requests up to the budget, then says how long until a slot frees', async (t) => {

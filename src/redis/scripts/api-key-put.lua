@@ -1,0 +1,28 @@
+--[[
+  Writes API key copies into {p}:apikeys compare-and-set on their MySQL row version: a value is written only when the
+  stored one is older (or absent; a value from before versions, `sha256hex|name`, counts as version 0). A revoked
+  key is written as a tombstone (empty hash) at its version, so a stale write of the active key cannot bring it back.
+
+    Input:
+      KEYS[1] API key hash, {p}:apikeys (field = key id, value = `sha256hex|name|version`, `|name|version` revoked)
+
+      ARGV[1], ARGV[2], ARGV[3] key id, version, value; further keys follow in groups of three
+
+    Output:
+      the number of values written
+]]
+local function stored_version(value)
+  if not value then return -1 end
+  local _, pipes = string.gsub(value, '|', '')
+  if pipes ~= 2 then return 0 end
+  return tonumber(string.match(value, '|(%d+)$')) or 0
+end
+
+local changed = 0
+for i = 1, #ARGV, 3 do
+  if tonumber(ARGV[i + 1]) > stored_version(redis.call('HGET', KEYS[1], ARGV[i])) then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+    changed = changed + 1
+  end
+end
+return changed
