@@ -15,8 +15,8 @@ export const METRIC_PREFIX = 'presence_link_'
 /** Prometheus metric types used here. */
 export type MetricKind = 'counter' | 'gauge' | 'histogram'
 
-/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs. */
-export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery'
+/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs; `every` is every part. */
+export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -155,6 +155,27 @@ export const Metric = {
     kind: 'gauge',
     labels: ['destination'],
     process: 'delivery',
+  }),
+  buildInfo: spec({
+    name: 'presence_link_build_info',
+    help: 'Always 1; the labels say which build runs: version (package.json), commit (recorded at build time, or unknown) and node (the Node.js version).',
+    kind: 'gauge',
+    labels: ['version', 'commit', 'node'],
+    process: 'every',
+  }),
+  oldestUnstoredEventAge: spec({
+    name: 'presence_link_oldest_unstored_event_age_seconds',
+    help: 'Age of the oldest accepted log or audit event not yet stored in MySQL, by queue (0 when none).',
+    kind: 'gauge',
+    labels: ['queue'],
+    process: 'worker',
+  }),
+  dependencyUp: spec({
+    name: 'presence_link_dependency_up',
+    help: 'Whether this process reaches a dependency (redis, mysql, discord): 1 when reachable, 0 when not.',
+    kind: 'gauge',
+    labels: ['dependency'],
+    process: 'every',
   }),
 } as const
 

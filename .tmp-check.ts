@@ -1,0 +1,2 @@
+import { createMetricsRegistry } from './src/metrics/registry.js'
+process.stdout.write(await createMetricsRegistry().metrics())
