@@ -11,8 +11,9 @@ export interface EntryProcess {
 }
 
 /**
- * Starts `entry` (a .ts file) with `env` on top of ours and LOG_LEVEL info, and resolves once it logs `ready` (150 s at most: a busy machine loads the TypeScript source slowly)
- * (its message field); the metrics port comes from its `metrics listening` line for `processName`.
+ * Starts `entry` (a .ts file) with `env` on top of ours and LOG_LEVEL info, and resolves once it logs `ready` (its
+ * message field; 150 s at most: a busy machine loads the TypeScript source slowly). The metrics port comes from its
+ * `metrics listening` line for `processName`.
  */
 export async function startEntryProcess(entry: string, env: Record<string, string>, processName: string, ready: string): Promise<EntryProcess> {
   const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
@@ -32,7 +33,7 @@ export async function startEntryProcess(entry: string, env: Record<string, strin
     const port = await new Promise<number>((resolve, reject) => {
       let metricsPort = 0
       let buffered = ''
-      const timer = setTimeout(() => reject(new Error(`${entry} did not log "${ready}" within 150 s: ${stderr}`)), 60_000)
+      const timer = setTimeout(() => reject(new Error(`${entry} did not log "${ready}" within 150 s: ${stderr}`)), 150_000)
       child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}: ${stderr}`)))
       child.stdout!.on('data', (d: Buffer) => {
         buffered += d.toString()
