@@ -39,17 +39,21 @@ function packageVersion(from: string): string {
   }
 }
 
-let cached: BuildInfo | undefined
-
-/** This process's build: version, commit (`unknown` when not recorded) and Node version. */
-export function buildInfo(): BuildInfo {
-  if (cached !== undefined) return cached
-  const here = dirname(fileURLToPath(import.meta.url))
-  const built = readJson(join(here, '..', 'build-info.json'))
-  cached = {
-    version: built === undefined ? packageVersion(here) : clean(built.version),
+/** The build recorded in `file` (a build-info.json), else the package.json version above `from` and commit `unknown`. */
+export function readBuildInfo(file: string, from: string): BuildInfo {
+  const built = readJson(file)
+  return {
+    version: built === undefined ? packageVersion(from) : clean(built.version),
     commit: clean(built?.commit),
     node: process.version,
   }
+}
+
+let cached: BuildInfo | undefined
+
+/** This process's build: version, commit (`unknown` when not recorded) and Node version; read once. */
+export function buildInfo(): BuildInfo {
+  const here = dirname(fileURLToPath(import.meta.url))
+  cached ??= readBuildInfo(join(here, '..', 'build-info.json'), here)
   return cached
 }
