@@ -39,6 +39,13 @@ export const EXPORTER_METRICS: Readonly<Record<string, readonly string[]>> = {
 /** Every exporter metric name of {@link EXPORTER_METRICS}. */
 export const EXPORTER_METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(EXPORTER_METRICS).flat())
 
+/**
+ * Metrics of `src/metrics/metric-names.ts` that another branch of this work implements (issue 10: the oldest
+ * unstored event, the dependency gauges). The tests that require a listed metric to be exported skip these until they
+ * land. Lead: empty this set when merging those branches.
+ */
+export const PENDING_METRICS: ReadonlySet<string> = new Set(['presence_link_oldest_unstored_event_age_seconds', 'presence_link_dependency_up'])
+
 const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'and', 'or', 'unless', 'inf', 'nan'])
 
 /** Metric names an expression selects (label names, functions, keywords, strings and durations removed). */
