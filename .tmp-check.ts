@@ -1,2 +1,0 @@
-import { createMetricsRegistry } from './src/metrics/registry.js'
-process.stdout.write(await createMetricsRegistry().metrics())
