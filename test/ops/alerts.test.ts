@@ -85,10 +85,13 @@ t.test('alert rules', async (t) => {
   t.test('every alert has a unique name, a severity, a summary, a description and a runbook paragraph', async (t) => {
     const names = alerts.map((a) => a.alert)
     t.equal(new Set(names).size, names.length, 'names are unique')
-    const runbook = sections(await readFile(join(ROOT, 'docs/operations.md'), 'utf8'))
+    const operations = await readFile(join(ROOT, 'docs/operations.md'), 'utf8')
+    const runbook = sections(operations)
+    const table = runbook.get('alerts') ?? ''
     for (const a of alerts) {
       t.match(a.alert, /^PresenceLink[A-Z][A-Za-z]+$/, a.alert)
       t.ok(['critical', 'warning'].includes(a.labels?.severity ?? ''), `${a.alert}: severity critical or warning`)
+      t.match(table, new RegExp(`^\\| \`${a.alert}\` \\| ${a.labels?.severity} \\| `, 'm'), `${a.alert}: a line of the "what fires when" table`)
       t.ok((a.annotations?.summary ?? '').length > 10, `${a.alert}: summary`)
       t.ok((a.annotations?.description ?? '').length > 30, `${a.alert}: description`)
       const link = /^docs\/operations\.md#([a-z0-9-]+)$/.exec(a.annotations?.runbook_url ?? '')
