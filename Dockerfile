@@ -10,8 +10,13 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
-# npm run build also copies the Lua scripts of src/redis/scripts next to their compiled loader.
-RUN npm run build
+COPY scripts/write-build-info.mjs ./scripts/
+# The commit presence_link_build_info reports (the build context has no .git):
+# `docker build --build-arg COMMIT=$(git rev-parse HEAD) .` or `COMMIT=$(git rev-parse HEAD) docker-compose build`.
+ARG COMMIT=
+# npm run build also copies the Lua scripts of src/redis/scripts next to their compiled loader and writes
+# dist/src/build-info.json (version and commit).
+RUN COMMIT="$COMMIT" npm run build
 
 # Stage 2: production dependencies only (the uWS override applies here too, from the same lock file).
 FROM node:20-bookworm AS deps

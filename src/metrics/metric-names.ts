@@ -15,8 +15,8 @@ export const METRIC_PREFIX = 'presence_link_'
 /** Prometheus metric types used here. */
 export type MetricKind = 'counter' | 'gauge' | 'histogram'
 
-/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs. */
-export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery'
+/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs; `every` is every part. */
+export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -156,6 +156,13 @@ export const Metric = {
     labels: ['destination'],
     process: 'delivery',
   }),
+  buildInfo: spec({
+    name: 'presence_link_build_info',
+    help: 'Always 1; the labels say which build runs: version (package.json), commit (recorded at build time, or unknown) and node (the Node.js version).',
+    kind: 'gauge',
+    labels: ['version', 'commit', 'node'],
+    process: 'every',
+  }),
   oldestUnstoredEventAge: spec({
     name: 'presence_link_oldest_unstored_event_age_seconds',
     help: 'Age of the oldest job of a queue accepted but not yet done (waiting, delayed, active or failed), in seconds; 0 when none. Read from Redis at scrape time (global: use max).',
@@ -169,6 +176,13 @@ export const Metric = {
     kind: 'counter',
     labels: ['copy'],
     process: 'worker',
+  }),
+  dependencyUp: spec({
+    name: 'presence_link_dependency_up',
+    help: 'Whether this process reaches a dependency (redis, mysql, discord): 1 when reachable, 0 when not.',
+    kind: 'gauge',
+    labels: ['dependency'],
+    process: 'every',
   }),
 } as const
 

@@ -1,11 +1,27 @@
 /** Builds prom-client registries and metrics from the definitions in metric-names.ts. */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { MetricSpec } from './metric-names.js'
+import { buildInfo } from './build-info.js'
+import { Metric, type MetricSpec } from './metric-names.js'
 
-/** A process's registry with the default Node process metrics (CPU, memory, event loop lag, GC, handles). */
+/**
+ * prom-client's default gauges that carry a counter's `_total` suffix (`promtool check metrics` rejects them). Each
+ * is the sum of its per-type gauge of the same name without the suffix (`nodejs_active_handles{type}`, ...), which
+ * stays: `sum without (type) (nodejs_active_handles)` is the total.
+ */
+export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const
+
+/**
+ * A process's registry with the default Node process metrics (CPU, memory, event loop lag, GC, handles), less
+ * {@link DROPPED_DEFAULT_METRICS}, and `presence_link_build_info`.
+ */
 export function createMetricsRegistry(): Registry {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name)
+  const info = buildInfo()
+  // `first`: the front's cluster primary sums its workers' metrics by default, and every worker reports this same 1.
+  const spec = Metric.buildInfo
+  new Gauge({ name: spec.name, help: spec.help, labelNames: spec.labels, registers: [registry], aggregator: 'first' }).set(info, 1)
   return registry
 }
 

@@ -27,12 +27,24 @@ export async function skipUnlessTool(tool: string, debianPackage: string): Promi
   return `${tool} is not installed (apt-get install ${debianPackage}); it runs in CI`
 }
 
-/** Runs a command (with `env` on top of ours); resolves with its exit code and output (never rejects for a non-zero exit). */
-export function run(file: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs a command (with `env` on top of ours, and `input` on its stdin); resolves with its exit code and output (never
+ * rejects for a non-zero exit).
+ */
+export function run(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127
       resolve({ code, stdout, stderr: err !== null && stderr === '' ? err.message : stderr })
     })
+    // A command that exits without reading all of its input closes the pipe; that is its answer, not ours to report.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(input)
   })
 }

@@ -34,7 +34,7 @@ t.test('docker-compose.yml', async (t) => {
     t.equal(r.code, 0, r.stderr)
     const full = await run(compose, ['-f', 'docker-compose.yml', 'config'], ROOT, REQUIRED)
     t.equal(full.code, 0, full.stderr)
-    for (const service of ['redis', 'mysql', 'front', 'worker', 'gateway', 'prometheus', 'grafana']) {
+    for (const service of ['redis', 'mysql', 'front', 'worker', 'gateway', 'redis-exporter', 'mysql-exporter', 'prometheus', 'grafana']) {
       t.match(full.stdout, new RegExp(`^  ${service}:$`, 'm'), `service ${service}`)
     }
   })

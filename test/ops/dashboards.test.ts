@@ -1,4 +1,8 @@
-/** The Grafana dashboards and Prometheus rules use only metrics the service exports. */
+/**
+ * The Grafana dashboards: every expression parses and names only metrics the service (or an exporter compose runs)
+ * exports; every panel goes through the `datasource` and `instance` variables; every stat has thresholds and colours;
+ * a row per part plus Redis and MySQL, and a panel with the alerts' state.
+ */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,17 +16,35 @@ import { startConsumers } from '../../src/runtime/consumers.js'
 import { getText, postJson, startStack } from '../helpers/stack.js'
 import { exportedNames, scrape } from '../helpers/prometheus-text.js'
 import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
+import { EXPORTER_METRIC_NAMES, metricNamesOf, PENDING_METRICS, PROMETHEUS_SERIES } from '../helpers/promql.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DASHBOARDS = join(ROOT, 'grafana/dashboards')
 
-/** Grafana's built-in interval variables, replaced by a plain duration so promtool can parse the expression. */
-const GRAFANA_VARIABLES: Record<string, string> = { $__rate_interval: '5m', $__interval: '1m', $__range: '1h' }
+/**
+ * Grafana's built-in interval variables, replaced by a plain duration so promtool can parse the expression, and the
+ * dashboard's `instance` variable (a regex of the instances chosen; `.*` for All).
+ */
+const GRAFANA_VARIABLES: Record<string, string> = { $__rate_interval: '5m', $__interval: '1m', $__range: '1h', $instance: '.*' }
 
-/** Series Prometheus itself adds to every target; dashboards may use them without the service exporting them. */
-const PROMETHEUS_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'])
+interface Panel {
+  type: string
+  title: string
+  datasource?: { type?: string; uid?: string }
+  targets?: Array<{ expr?: string; datasource?: { uid?: string } }>
+  fieldConfig?: { defaults?: { color?: { mode?: string }; thresholds?: { steps?: Array<{ color?: string; value: number | null }> } } }
+  options?: { colorMode?: string }
+}
 
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'and', 'or', 'unless', 'inf', 'nan'])
+interface Dashboard {
+  templating: { list: Array<{ name: string; type: string; query?: unknown; current?: { value?: unknown }; datasource?: { uid?: string } }> }
+  panels: Panel[]
+}
+
+async function loadDashboards(): Promise<Array<{ file: string; dashboard: Dashboard }>> {
+  const files = (await readdir(DASHBOARDS)).filter((f) => f.endsWith('.json'))
+  return Promise.all(files.map(async (file) => ({ file, dashboard: JSON.parse(await readFile(join(DASHBOARDS, file), 'utf8')) as Dashboard })))
+}
 
 interface Expr {
   dashboard: string
@@ -48,21 +70,7 @@ function collectExprs(node: unknown, dashboard: string, panel: string, out: Expr
 
 /** The expression with Grafana's variables replaced. */
 function concrete(expr: string): string {
-  return expr.replace(/\$__\w+/g, (v) => GRAFANA_VARIABLES[v] ?? v)
-}
-
-/** Metric names an expression selects (label names, functions, keywords, strings and durations removed). */
-function metricNamesOf(expr: string): string[] {
-  let s = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""')
-  s = s.replace(/\{[^}]*\}/g, ' ').replace(/\[[^\]]*\]/g, ' ')
-  s = s.replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
-  const names = new Set<string>()
-  for (const m of s.matchAll(/(?<![0-9.a-zA-Z_:])[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
-    const after = s.slice(m.index! + m[0].length).trimStart()
-    if (after.startsWith('(') || PROMQL_WORDS.has(m[0].toLowerCase())) continue
-    names.add(m[0])
-  }
-  return [...names]
+  return expr.replace(/\$\w+/g, (v) => GRAFANA_VARIABLES[v] ?? v)
 }
 
 async function loadExprs(): Promise<Expr[]> {
@@ -92,18 +100,74 @@ t.test('dashboards', async (t) => {
   const exprs = await loadExprs()
   t.ok(exprs.length >= 20, `the dashboards hold PromQL expressions (${exprs.length})`)
 
-  t.test('every panel uses the provisioned Prometheus datasource', async (t) => {
+  const dashboards = await loadDashboards()
+  const panelsOf = (d: Dashboard) => d.panels.filter((p) => p.type !== 'row')
+
+  t.test('every panel uses the datasource variable, whose default is the provisioned Prometheus', async (t) => {
     const provisioning = await readFile(join(ROOT, 'grafana/provisioning/datasources/prometheus.yml'), 'utf8')
     t.match(provisioning, /uid: prometheus\b/)
     t.match(provisioning, /url: http:\/\/prometheus:9090\b/)
-    for (const file of (await readdir(DASHBOARDS)).filter((f) => f.endsWith('.json'))) {
-      const text = await readFile(join(DASHBOARDS, file), 'utf8')
+    for (const { file, dashboard } of dashboards) {
+      const variable = dashboard.templating.list.find((v) => v.name === 'datasource')
+      t.equal(variable?.type, 'datasource', `${file}: a datasource variable`)
+      t.equal(variable?.query, 'prometheus', `${file}: of Prometheus datasources`)
+      t.equal(variable?.current?.value, 'prometheus', `${file}: defaulting to the provisioned uid`)
+      const text = JSON.stringify(dashboard)
       const uids = new Set([...text.matchAll(/"datasource":\s*\{[^}]*"uid":\s*"([^"]+)"/g)].map((m) => m[1]))
-      t.same([...uids], ['prometheus'], file)
+      t.same([...uids], ['${datasource}'], `${file}: every datasource reference is the variable`)
+      for (const panel of panelsOf(dashboard)) {
+        t.equal(panel.datasource?.uid, '${datasource}', `${file}: ${panel.title}`)
+        for (const target of panel.targets ?? []) t.equal(target.datasource?.uid, '${datasource}', `${file}: ${panel.title} target`)
+      }
     }
   })
 
-  t.test('only Grafana interval variables are used', async (t) => {
+  t.test('every panel filters on the instance variable', async (t) => {
+    for (const { file, dashboard } of dashboards) {
+      const variable = dashboard.templating.list.find((v) => v.name === 'instance')
+      t.equal(variable?.type, 'query', `${file}: an instance variable`)
+      t.match(JSON.stringify(variable?.query), /label_values\(up\{[^}]*\}, instance\)/, `${file}: listing the scraped instances`)
+      t.equal(variable?.datasource?.uid, '${datasource}')
+      for (const panel of panelsOf(dashboard)) {
+        t.ok((panel.targets ?? []).length > 0, `${file}: ${panel.title} has a query`)
+        for (const target of panel.targets ?? []) {
+          // Every selector of the expression carries the filter (ALERTS also keeps alerts without an instance label).
+          t.match(target.expr, /instance=~"\$instance\|?"/, `${file}: ${panel.title}: ${target.expr}`)
+          const bare = metricNamesOf(target.expr ?? '').filter((name) => !new RegExp(`${name}\\{[^}]*instance=~"\\$instance`).test(target.expr ?? ''))
+          t.same(bare, [], `${file}: ${panel.title}: every metric selected with the instance filter`)
+        }
+      }
+    }
+  })
+
+  t.test('every stat panel has thresholds and colours', async (t) => {
+    let stats = 0
+    for (const { file, dashboard } of dashboards) {
+      for (const panel of panelsOf(dashboard).filter((p) => p.type === 'stat')) {
+        stats++
+        const defaults = panel.fieldConfig?.defaults
+        t.equal(defaults?.color?.mode, 'thresholds', `${file}: ${panel.title} is coloured by its thresholds`)
+        const steps = defaults?.thresholds?.steps ?? []
+        t.ok(steps.length >= 2, `${file}: ${panel.title} has thresholds`)
+        t.equal(steps[0]?.value, null, `${file}: ${panel.title}: the first step is the base`)
+        t.ok(steps.every((step) => typeof step.color === 'string' && step.color !== ''), `${file}: ${panel.title}: every step has a colour`)
+        t.ok(steps.slice(1).every((step, i) => typeof step.value === 'number' && (i === 0 || step.value > (steps[i]!.value ?? -Infinity))), `${file}: ${panel.title}: steps ascend`)
+        t.not(panel.options?.colorMode, 'none', `${file}: ${panel.title} shows its colour`)
+      }
+    }
+    t.ok(stats >= 10, `stat panels (${stats})`)
+  })
+
+  t.test('has a row per part, Redis and MySQL, and the alerts state', async (t) => {
+    const { dashboard } = dashboards.find((d) => d.file === 'presence-link-overview.json')!
+    const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)
+    for (const part of [/^Front/, /^Worker/, /^Gateway/, /^Redis/, /^MySQL/]) t.ok(rows.some((r) => part.test(r)), `a row ${part}`)
+    const exprs = panelsOf(dashboard).flatMap((p) => (p.targets ?? []).map((target) => target.expr ?? ''))
+    t.ok(exprs.some((e) => /\bALERTS\{/.test(e)), 'a panel of the alerts (ALERTS)')
+    t.ok(exprs.some((e) => /\bredis_up\{/.test(e)) && exprs.some((e) => /\bmysql_up\{/.test(e)), 'Redis and MySQL up')
+  })
+
+  t.test('only Grafana interval variables and the instance variable are used', async (t) => {
     for (const e of exprs) t.notMatch(concrete(e.expr), /\$/, `${e.panel}: ${e.expr}`)
   })
 
@@ -138,10 +202,12 @@ t.test('dashboards', async (t) => {
     ])
     // The gateway and the delivery consumer may not run here: their metrics count when the metric list defines them.
     const defined = ALL_METRICS.filter((m) => m.process === 'gateway' || m.process === 'delivery').flatMap(seriesNames)
-    const known = new Set([...exported, ...defined, ...PROMETHEUS_SERIES])
+    const known = new Set([...exported, ...defined, ...PROMETHEUS_SERIES, ...EXPORTER_METRIC_NAMES, ...PENDING_METRICS])
     const named = new Set(exprs.flatMap((e) => metricNamesOf(e.expr)))
     t.ok(named.size > 10)
     for (const name of named) t.ok(known.has(name), `${name} is exported`)
+    t.ok(exported.has('presence_link_build_info'), 'every part exports its build info')
+    t.notOk(exported.has('nodejs_active_handles_total'), 'no gauge with a counter suffix')
 
     t.test('and every metric of the list appears on a dashboard', async (t) => {
       for (const metric of ALL_METRICS) {
