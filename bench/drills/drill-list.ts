@@ -18,6 +18,9 @@ import { formatErrors, orderBreaks, recoverySeconds, tallyStored, type ErrorCoun
 /** The steady load's rates (the issue's drills ran at 250 log events per second). */
 export const LOAD = { logsPerSecond: 250, bindsPerSecond: 5, pollsPerSecond: 20 }
 
+/** Fresh codes issued per world: more than any drill binds (20/s for at most ~20 s). */
+const BIND_CODES = 500
+
 /** How a drill runs. */
 export interface DrillOptions {
   short: boolean
@@ -166,7 +169,7 @@ const workerSigkill: Drill = {
   name: 'worker-sigkill',
   short: true,
   run: (infra, options) =>
-    inWorld(infra, 'worker-sigkill', 2000, (world) =>
+    inWorld(infra, 'worker-sigkill', BIND_CODES, (world) =>
       logDrill(world, 'worker-sigkill', 'worker SIGKILL, restarted 2 s later', options, async () => {
         await world.parts.worker?.kill('SIGKILL')
         await sleep(2_000)
@@ -180,7 +183,7 @@ const redisSigkill: Drill = {
   name: 'redis-sigkill',
   short: false,
   run: (infra, options) =>
-    inWorld(infra, 'redis-sigkill', 2000, (world) =>
+    inWorld(infra, 'redis-sigkill', BIND_CODES, (world) =>
       logDrill(world, 'redis-sigkill', 'Redis SIGKILL, 3 s down, restarted from its AOF', options, () => restartRedisAfter(infra, 3_000)),
     ),
 }
@@ -190,7 +193,7 @@ const mariadbStopped: Drill = {
   short: true,
   run: (infra, options) => {
     const downMs = options.short ? 20_000 : 180_000
-    return inWorld(infra, 'mariadb-stopped', 2000, (world) =>
+    return inWorld(infra, 'mariadb-stopped', BIND_CODES, (world) =>
       logDrill(world, 'mariadb-stopped', `MariaDB shut down (SIGTERM) for ${downMs / 1000} s, then started again`, options, async () => {
         await infra.mariadb.kill('SIGTERM')
         await sleep(downMs)
@@ -205,7 +208,7 @@ const bindsRedisKilled: Drill = {
   name: 'binds-redis-killed',
   short: false,
   run: (infra, options) =>
-    inWorld(infra, 'binds-redis-killed', 2000, (world) =>
+    inWorld(infra, 'binds-redis-killed', BIND_CODES, (world) =>
       bindDrill(world, 'binds-redis-killed', 'binds in flight (20/s) while Redis is SIGKILLed, 3 s down', options, () => restartRedisAfter(infra, 3_000)),
     ),
 }
@@ -214,7 +217,7 @@ const redisBlip: Drill = {
   name: 'redis-blip',
   short: true,
   run: (infra, options) =>
-    inWorld(infra, 'redis-blip', 2000, (world) =>
+    inWorld(infra, 'redis-blip', BIND_CODES, (world) =>
       bindDrill(world, 'redis-blip', 'Redis blip during binds (SIGKILL, back 1 s later)', options, () => restartRedisAfter(infra, 1_000)),
     ),
 }
@@ -223,7 +226,7 @@ const frontWorkerSigkill: Drill = {
   name: 'front-worker-sigkill',
   short: false,
   run: (infra, options) =>
-    inWorld(infra, 'front-worker-sigkill', 2000, (world) =>
+    inWorld(infra, 'front-worker-sigkill', BIND_CODES, (world) =>
       logDrill(world, 'front-worker-sigkill', 'one front cluster worker SIGKILL (of 2)', options, async (notes) => {
         const primary = world.parts.front?.pid ?? 0
         const before = await childPids(primary)
@@ -337,7 +340,7 @@ const sigtermRestart: Drill = {
   short: true,
   async run(infra, options) {
     const t = timing(options.short)
-    const world = await openDrillWorld(infra, 'sigterm', { binds: 2000, env: { SANDBOX: 'on', SANDBOX_PORT: String(await freePort()), LOG_LEVEL: 'warn' } })
+    const world = await openDrillWorld(infra, 'sigterm', { binds: BIND_CODES, env: { SANDBOX: 'on', SANDBOX_PORT: String(await freePort()), LOG_LEVEL: 'warn' } })
     const tag = newTag('sigterm-restart')
     const startServe = async (): Promise<BenchProcess> => {
       const npm = startProcess({ name: 'npm start', script: '', command: { file: 'npm', args: ['start', '--ignore-scripts', '--silent'], cwd: ROOT }, env: world.scratch.env })
