@@ -364,7 +364,7 @@ const sigtermRestart: Drill = {
       }
       options.log(`sigterm-restart: SIGTERM to npm start (pid ${serve.pid}), ${tree.size} processes in its tree`)
       const signalledAt = Date.now()
-      serve.proc.kill('SIGTERM')
+      const serveExited = serve.kill('SIGTERM')
       const deadlineMs = 20_000
       const alive = () => [...tree].filter(([pid, id]) => identity(pid) === id).map(([pid]) => pid)
       await waitFor('every process gone', async () => alive().length === 0, deadlineMs, 100).catch(() => undefined)
@@ -378,7 +378,8 @@ const sigtermRestart: Drill = {
           // gone meanwhile
         }
       }
-      await serve.kill('SIGKILL').catch(() => undefined)
+      if (survivors.includes(serve.pid)) serve.proc.kill('SIGKILL')
+      await serveExited
       const restartAt = Date.now()
       serve = await startServe()
       const upAt = Date.now()
