@@ -87,7 +87,7 @@ async function main(): Promise<number> {
         duplicated: 0,
         clientErrors: '-',
         recoverySeconds: null,
-        orphans: 0,
+        problems: [],
         notes: [],
         error: (err as Error).message.split('\n')[0] ?? 'unknown',
       }

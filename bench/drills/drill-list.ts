@@ -77,12 +77,12 @@ async function logDrill(
   faultText: string,
   options: DrillOptions,
   fault: (notes: string[]) => Promise<number>,
-  rates: Partial<typeof LOAD> = {},
+  expectedFrontDeaths = 0,
 ): Promise<DrillOutcome> {
   const t = timing(options.short)
   const tag = newTag(name)
   const notes: string[] = []
-  const load = loadOn(world, tag, rates)
+  const load = loadOn(world, tag)
   await sleep(t.beforeMs)
   options.log(`${name}: fault (${faultText})`)
   const endMs = await fault(notes)
@@ -105,7 +105,6 @@ async function logDrill(
     if (at <= endMs && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
   }
   if (tally.unacknowledged > 0) notes.push(`${tally.unacknowledged} stored events whose request failed client-side`)
-  if (world.frontWorkerDeaths > 0) notes.push(`front worker died ×${world.frontWorkerDeaths}`)
   if (result.bindsSent > 0) {
     const linked = await linkedCodes(world.scratch, result.bound)
     notes.push(`binds: ${result.bound.size} bound of ${result.bindsSent}, ${linked.size} linked in MySQL`)
@@ -120,7 +119,7 @@ async function logDrill(
     duplicated: tally.duplicated,
     clientErrors: clientErrors(result),
     recoverySeconds: recoverySeconds(endMs, load.firstAcceptedAfter(endMs), lastBacklog),
-    orphans: 0,
+    problems: world.frontWorkerDeaths > expectedFrontDeaths ? [`front worker crashed ×${world.frontWorkerDeaths - expectedFrontDeaths}`] : [],
     notes,
   }
 }
@@ -138,9 +137,8 @@ async function bindDrill(world: DrillWorld, name: string, faultText: string, opt
   await waitFor('every bound code linked', async () => (linked = await linkedCodes(world.scratch, result.bound)).size >= result.bound.size, 30_000, 500).catch(() => undefined)
   const rows = await storedRows(world.scratch, tag)
   const logs = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
-  const notes = [`front worker died ×${world.frontWorkerDeaths}`, `log events alongside: ${logs.accepted} accepted, ${logs.lost} lost, ${logs.duplicated} duplicated`]
-  // The later of "the API binds again" and "the API logs again".
-  const firstBound = load.firstAcceptedAfter(endMs)
+  const notes = [`log events alongside: ${logs.accepted} accepted, ${logs.lost} lost, ${logs.duplicated} duplicated`]
+  const firstLogged = load.firstAcceptedAfter(endMs)
   return {
     name,
     fault: faultText,
@@ -150,11 +148,10 @@ async function bindDrill(world: DrillWorld, name: string, faultText: string, opt
     lost: result.bound.size - linked.size + logs.lost,
     duplicated: logs.duplicated,
     clientErrors: clientErrors(result),
-    recoverySeconds: recoverySeconds(endMs, firstBound, null),
-    orphans: 0,
-    // A crashed front worker resets every request it held: the issue's acceptance is zero such deaths.
+    recoverySeconds: recoverySeconds(endMs, firstLogged, null),
+    // A crashed front worker resets every request it held: losing a dependency must not kill a front.
+    problems: world.frontWorkerDeaths > 0 ? [`front worker crashed ×${world.frontWorkerDeaths}`] : [],
     notes,
-    ...(world.frontWorkerDeaths > 0 ? { error: `${world.frontWorkerDeaths} front cluster worker(s) died` } : {}),
   }
 }
 
@@ -242,7 +239,7 @@ const frontWorkerSigkill: Drill = {
           () => notes.push('no replacement within 30 s'),
         )
         return killedAt
-      }),
+      }, 1),
     ),
 }
 
@@ -312,9 +309,8 @@ const deliveryStorm: Drill = {
           duplicated: tally.duplicated,
           clientErrors: clientErrors(result),
           recoverySeconds: allAt === null ? null : (allAt - retriedAt) / 1000,
-          orphans: 0,
-          notes: [`${posts} webhook posts answered 200`, breaks === 0 ? 'delivered in entry order' : `**${breaks} entries out of order**`],
-          ...(breaks > 0 ? { error: `${breaks} entries delivered out of order` } : {}),
+          problems: breaks === 0 ? [] : [`${breaks} entries delivered out of order`],
+          notes: [`${posts} webhook posts answered 200`, ...(breaks === 0 ? ['delivered in entry order'] : [])],
         }
       }, env)
     } finally {
@@ -409,7 +405,7 @@ const sigtermRestart: Drill = {
         duplicated: tally.duplicated,
         clientErrors: clientErrors(result),
         recoverySeconds: recoverySeconds(restartAt, load.firstAcceptedAfter(restartAt), lastBacklog),
-        orphans: survivors.length,
+        problems: survivors.length === 0 ? [] : [`${survivors.length} processes survived the stop`],
         notes,
       }
     } finally {

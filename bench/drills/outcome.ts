@@ -16,15 +16,15 @@ export interface DrillOutcome {
   clientErrors: string
   /** Seconds from the end of the fault until the service was whole again; null when it never was. */
   recoverySeconds: number | null
-  /** Processes still running after a stop's deadline. */
-  orphans: number
+  /** What else fails the drill: processes left running after a stop, crashed processes, entries out of order. */
+  problems: string[]
   /** Anything else seen (front worker deaths, order breaks, replacement times). */
   notes: string[]
   /** Set when the drill itself could not run to the end. */
   error?: string
 }
 
-/** A drill passes with nothing lost, nothing duplicated, no orphan, a recovery and no error of its own. */
+/** A drill passes with nothing lost, nothing duplicated, no other problem, a recovery and no error of its own. */
 export function drillPassed(o: DrillOutcome): boolean {
-  return o.error === undefined && o.lost === 0 && o.duplicated === 0 && o.orphans === 0 && o.recoverySeconds !== null
+  return o.error === undefined && o.lost === 0 && o.duplicated === 0 && o.problems.length === 0 && o.recoverySeconds !== null
 }

@@ -24,7 +24,7 @@ export function renderRow(o: DrillOutcome): string {
   const recovery = o.recoverySeconds === null ? 'never' : `${o.recoverySeconds.toFixed(1)} s`
   const verdict = drillPassed(o) ? 'pass' : '**FAIL**'
   const bold = (n: number) => (n > 0 ? `**${int(n)}**` : int(n))
-  const notes = [...(o.orphans > 0 ? [`**${o.orphans} processes survived the stop**`] : []), ...(o.error === undefined ? [] : [`drill error: ${o.error}`]), ...o.notes]
+  const notes = [...o.problems.map((p) => `**${p}**`), ...(o.error === undefined ? [] : [`drill error: ${o.error}`]), ...o.notes]
   return `| ${cell(o.name)} | ${cell(o.fault)} | ${cell(o.counted)} | ${int(o.accepted)} | ${int(o.stored)} | ${bold(o.lost)} | ${bold(o.duplicated)} | ${cell(o.clientErrors)} | ${recovery} | ${verdict} | ${cell(notes.join('; ') || '-')} |`
 }
 
@@ -50,8 +50,9 @@ export function renderReliability(run: ReliabilityRun): string {
     "MySQL (the drill's run tag) after the recovery wait (a bind: the code bound to that account; delivery: posted to the",
     'webhook). **lost**: accepted, not stored. **duplicated**: stored more than once. **client errors**: failed requests by',
     'route and kind (status, `reset`, `refused`, `timeout`). **recovery**: from the end of the fault until the API accepted',
-    'again and every event accepted before the end was stored. A drill fails on any lost or duplicated event, a surviving',
-    'process, or no recovery.',
+    'again and every event accepted before the end was stored. A drill fails on any lost or duplicated event, on a problem',
+    'in bold in its notes (a process left running after a stop, a crashed process, entries out of order), or when the',
+    'service never recovered.',
     '',
   ].join('\n')
 }

@@ -13,7 +13,7 @@ const clean: DrillOutcome = {
   duplicated: 0,
   clientErrors: 'none',
   recoverySeconds: 2.04,
-  orphans: 0,
+  problems: [],
   notes: ['binds: 71 bound of 71, 71 linked in MySQL'],
 }
 
@@ -21,7 +21,7 @@ t.test('drillPassed', async (t) => {
   t.ok(drillPassed(clean), 'nothing lost, duplicated or left running')
   t.notOk(drillPassed({ ...clean, lost: 1 }), 'one lost event fails')
   t.notOk(drillPassed({ ...clean, duplicated: 1 }), 'one duplicate fails')
-  t.notOk(drillPassed({ ...clean, orphans: 7 }), 'a surviving process fails')
+  t.notOk(drillPassed({ ...clean, problems: ['7 processes survived the stop'] }), 'a problem fails')
   t.notOk(drillPassed({ ...clean, recoverySeconds: null }), 'never recovering fails')
   t.notOk(drillPassed({ ...clean, error: 'mariadbd did not start' }), 'a drill that could not finish fails')
 })
@@ -37,9 +37,9 @@ t.test('renderRow', async (t) => {
     'lost in bold, no recovery, no notes',
   )
   t.equal(
-    renderRow({ ...clean, orphans: 7, error: 'x', notes: ['a | b', 'c\nd'] }),
+    renderRow({ ...clean, problems: ['7 processes survived the stop'], error: 'x', notes: ['a | b', 'c\nd'] }),
     '| worker-sigkill | worker SIGKILL, restarted 2 s later | log events | 3,574 | 3,574 | 0 | 0 | none | 2.0 s | **FAIL** | **7 processes survived the stop**; drill error: x; a \\| b; c d |',
-    'orphans and errors lead the notes; pipes and newlines cannot break the table',
+    'problems and errors lead the notes; pipes and newlines cannot break the table',
   )
 })
 
