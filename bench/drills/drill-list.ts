@@ -67,6 +67,11 @@ function loadOn(world: DrillWorld, tag: string, rates: Partial<typeof LOAD> = {}
   return startLoad({ api: world.scratch.api, bearer: world.bearer, tag, ...r, bindCodes: world.bindCodes, pollCodes: world.pollCodes })
 }
 
+/** Keeps the load running until the API accepts an event again after the fault (at most a minute). */
+async function answeringAgain(load: Load, endMs: number): Promise<void> {
+  await waitFor('the API accepting again', async () => load.firstAcceptedAfter(endMs) !== null, 60_000, 100).catch(() => undefined)
+}
+
 /**
  * The common shape: load for a while, `fault` (which returns when the fault has ended, with its end time), load for a
  * while more, stop, then wait until every accepted event is stored or the recovery wait is over, and count.
@@ -86,6 +91,7 @@ async function logDrill(
   await sleep(t.beforeMs)
   options.log(`${name}: fault (${faultText})`)
   const endMs = await fault(notes)
+  await answeringAgain(load, endMs)
   await sleep(t.afterMs)
   const result = await load.stop()
   options.log(`${name}: load stopped, ${result.accepted.size} events accepted of ${result.sent}; waiting for MySQL`)
@@ -131,6 +137,7 @@ async function bindDrill(world: DrillWorld, name: string, faultText: string, opt
   await sleep(3_000)
   options.log(`${name}: fault (${faultText})`)
   const endMs = await fault()
+  await answeringAgain(load, endMs)
   await sleep(options.short ? 4_000 : 8_000)
   const result = await load.stop()
   let linked = new Set<string>()
