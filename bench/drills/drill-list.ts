@@ -278,7 +278,7 @@ const deliveryStorm: Drill = {
           const row = await world.scratch.db.selectFrom('log_destinations').select('disabled_at').where('category', '=', 'server').executeTakeFirst()
           return row?.disabled_at != null
         }, 30_000, 200)
-        const retry = startProcess({ name: 'destinations retry', script: 'src/cli.js', args: ['destinations', 'retry', 'server'], env: world.scratch.env })
+        const retry = startProcess({ name: 'destinations retry', script: 'src/cli.js', args: ['destinations', 'retry', 'server'], env: world.scratch.env, exits: true })
         await new Promise<void>((resolve) => retry.proc.once('exit', () => resolve()))
         const retriedAt = Date.now()
         const delivered = async () => {
@@ -287,7 +287,8 @@ const deliveryStorm: Drill = {
             'GET',
             `messages?webhook_id=${hook.id}`,
           )
-          return messages.flatMap((m) => m.embeds.map((e) => ({ id: e.description ?? '', entry: Number(/#(\d+)/.exec(e.footer?.text ?? '')?.[1] ?? Number.NaN) })))
+          // The description is markdown-escaped (`drill\_delivery\_storm...`): unescape it to get the event id back.
+          return messages.flatMap((m) => m.embeds.map((e) => ({ id: (e.description ?? '').replace(/\\(.)/g, '$1'), entry: Number(/#(\d+)/.exec(e.footer?.text ?? '')?.[1] ?? Number.NaN) })))
         }
         let seen: Array<{ id: string; entry: number }> = []
         let allAt: number | null = null

@@ -20,6 +20,8 @@ export interface ProcessSpec {
   ipc?: boolean
   /** Copies the child's stderr to ours as it arrives, besides keeping it. */
   echoStderr?: boolean
+  /** A command that ends by itself: its exit is not reported as an early death. */
+  exits?: boolean
   /** Runs this program instead of `node dist/<script>` (the drills start `npm start`); `script` is then ignored. */
   command?: { file: string; args: readonly string[]; cwd?: string }
 }
@@ -66,7 +68,7 @@ export function startProcess(spec: ProcessSpec): BenchProcess {
   const lines: string[] = []
   const listeners: Array<(line: string) => void> = []
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>()
-  let stopping = false
+  let stopping = spec.exits === true
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (line === '') continue
