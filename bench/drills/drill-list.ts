@@ -90,7 +90,10 @@ async function logDrill(
   const load = loadOn(world, tag)
   await sleep(t.beforeMs)
   options.log(`${name}: fault (${faultText})`)
-  const endMs = await fault(notes)
+  const endMs = await fault(notes).catch(async (err: unknown) => {
+    await load.stop()
+    throw err
+  })
   await answeringAgain(load, endMs)
   await sleep(t.afterMs)
   const result = await load.stop()
@@ -136,13 +139,23 @@ async function bindDrill(world: DrillWorld, name: string, faultText: string, opt
   const load = loadOn(world, tag, { bindsPerSecond: 20, logsPerSecond: 50 })
   await sleep(3_000)
   options.log(`${name}: fault (${faultText})`)
-  const endMs = await fault()
+  const endMs = await fault().catch(async (err: unknown) => {
+    await load.stop()
+    throw err
+  })
   await answeringAgain(load, endMs)
   await sleep(options.short ? 4_000 : 8_000)
   const result = await load.stop()
   let linked = new Set<string>()
   await waitFor('every bound code linked', async () => (linked = await linkedCodes(world.scratch, result.bound)).size >= result.bound.size, 30_000, 500).catch(() => undefined)
-  const rows = await storedRows(world.scratch, tag)
+  let rows = new Map<string, { count: number; lastMs: number }>()
+  const allStored = async () => {
+    rows = await storedRows(world.scratch, tag)
+    return [...result.accepted.keys()].every((id) => rows.has(id))
+  }
+  await waitFor('every accepted event stored', allStored, timing(options.short).recoveryWaitMs, 1000).catch(() => undefined)
+  await sleep(2000)
+  rows = await storedRows(world.scratch, tag)
   const logs = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
   const notes = [`log events alongside: ${logs.accepted} accepted, ${logs.lost} lost, ${logs.duplicated} duplicated`]
   const firstLogged = load.firstAcceptedAfter(endMs)
@@ -356,9 +369,10 @@ const sigtermRestart: Drill = {
       return npm
     }
     let serve: BenchProcess | undefined
+    let load: Load | undefined
     try {
       serve = await startServe()
-      const load = loadOn(world, tag)
+      load = loadOn(world, tag)
       await sleep(t.beforeMs)
       // Every process of the tree, seen before the signal (cluster workers and parts restarted meanwhile included).
       const tree = new Map<number, string>()
@@ -390,6 +404,8 @@ const sigtermRestart: Drill = {
       notes.push(`restart answered /readyz ${((upAt - restartAt) / 1000).toFixed(1)} s after start`)
       await sleep(t.afterMs)
       const result = await load.stop()
+      const stopped = load
+      load = undefined
       let rows = new Map<string, { count: number; lastMs: number }>()
       await waitFor('every accepted event stored', async () => {
         rows = await storedRows(world.scratch, tag)
@@ -412,20 +428,28 @@ const sigtermRestart: Drill = {
         lost: tally.lost,
         duplicated: tally.duplicated,
         clientErrors: clientErrors(result),
-        recoverySeconds: recoverySeconds(restartAt, load.firstAcceptedAfter(restartAt), lastBacklog),
+        recoverySeconds: recoverySeconds(restartAt, stopped.firstAcceptedAfter(restartAt), lastBacklog),
         problems: survivors.length === 0 ? [] : [`${survivors.length} processes survived the stop`],
         notes,
       }
     } finally {
+      await load?.stop()
       if (serve !== undefined) {
-        for (const pid of descendantPidsSync(serve.pid)) {
-          try {
-            process.kill(pid, 'SIGTERM')
-          } catch {
-            // gone
+        // On the old code npm does not pass SIGTERM on: signal the whole tree, then SIGKILL what is left.
+        const rest = [serve.pid, ...descendantPidsSync(serve.pid)].map((pid) => [pid, identity(pid)] as const)
+        const signal = (sig: NodeJS.Signals) => {
+          for (const [pid, id] of rest) {
+            try {
+              if (id !== null && identity(pid) === id) process.kill(pid, sig)
+            } catch {
+              // gone meanwhile
+            }
           }
         }
-        await serve.stop(20_000)
+        signal('SIGTERM')
+        await waitFor('the tree gone', async () => rest.every(([pid, id]) => identity(pid) !== id), 20_000, 100).catch(() => undefined)
+        signal('SIGKILL')
+        await serve.kill('SIGKILL')
       }
       await world.close().catch(() => undefined)
     }
