@@ -1,7 +1,7 @@
 /**
  * A private Redis (append-only file on) and MariaDB for the fault drills, each on a free port with its data in a
  * temporary directory, so a drill can SIGKILL, stop and restart them without touching the shared servers on 6379
- * and 3306. Every server started here is killed by `killServersSync` (also wired to this process's exit).
+ * and 3306. Every server started here is killed by `killServersSync` (bench/drills.ts calls it on exit).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdir } from 'node:fs/promises'
@@ -38,8 +38,6 @@ export function killServersSync(): void {
   }
   running.clear()
 }
-
-process.once('exit', killServersSync)
 
 function spawnServer(command: string, args: readonly string[], lines: string[]): { proc: ChildProcess; exit: Promise<void> } {
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
