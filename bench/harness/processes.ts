@@ -4,6 +4,7 @@
  * checks and for the error message when one dies early.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** What to run. */
@@ -19,6 +20,10 @@ export interface ProcessSpec {
   ipc?: boolean
   /** Copies the child's stderr to ours as it arrives, besides keeping it. */
   echoStderr?: boolean
+  /** A command that ends by itself: its exit is not reported as an early death. */
+  exits?: boolean
+  /** Runs this program instead of `node dist/<script>` (the drills start `npm start`); `script` is then ignored. */
+  command?: { file: string; args: readonly string[]; cwd?: string }
 }
 
 /** A running child process. */
@@ -33,6 +38,10 @@ export interface BenchProcess {
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>
   /** SIGTERM, then SIGKILL after `killAfterMs`; resolves once it has exited. */
   stop(killAfterMs?: number): Promise<void>
+  /** Sends `signal` on purpose (no "exited early" report) and resolves once it has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>
+  /** Calls `listener` with every later output line. */
+  onLine(listener: (line: string) => void): void
 }
 
 const DIST = new URL('../../', import.meta.url)
@@ -51,15 +60,21 @@ function exited(proc: ChildProcess): boolean {
 /** Starts `spec.script` with this Node binary; the child is stopped by `stopAll` too. */
 export function startProcess(spec: ProcessSpec): BenchProcess {
   const stdio = spec.ipc === true ? (['ignore', 'pipe', 'pipe', 'ipc'] as const) : (['ignore', 'pipe', 'pipe'] as const)
-  const proc = spawn(process.execPath, [distFile(spec.script), ...(spec.args ?? [])], { env: { ...process.env, ...spec.env }, stdio: [...stdio] })
+  const env = { ...process.env, ...spec.env }
+  const proc =
+    spec.command === undefined
+      ? spawn(process.execPath, [distFile(spec.script), ...(spec.args ?? [])], { env, stdio: [...stdio] })
+      : spawn(spec.command.file, [...spec.command.args], { env, stdio: [...stdio], ...(spec.command.cwd === undefined ? {} : { cwd: spec.command.cwd }) })
   const lines: string[] = []
+  const listeners: Array<(line: string) => void> = []
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>()
-  let stopping = false
+  let stopping = spec.exits === true
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (line === '') continue
       lines.push(line)
       if (lines.length > KEPT_LINES) lines.shift()
+      for (const listener of listeners) listener(line)
       for (const w of waiters) {
         if (w.pattern.test(line)) {
           waiters.delete(w)
@@ -115,12 +130,57 @@ export function startProcess(spec: ProcessSpec): BenchProcess {
       }
       live.delete(child)
     },
+    async kill(signal) {
+      stopping = true
+      if (!exited(proc)) {
+        proc.kill(signal)
+        await exit
+      }
+      live.delete(child)
+    },
+    onLine(listener) {
+      listeners.push(listener)
+    },
   }
   live.add(child)
   proc.once('exit', (code, signal) => {
     if (!stopping) process.stderr.write(`${spec.name} exited early (code ${code}, signal ${signal}):\n${lines.slice(-30).join('\n')}\n`)
   })
   return child
+}
+
+/** Every descendant of `pid` (children, their children, ...), read from /proc; none when /proc cannot tell. */
+export function descendantPidsSync(pid: number): number[] {
+  const out: number[] = []
+  const visit = (p: number) => {
+    let children: number[] = []
+    try {
+      children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter((x) => x !== '').map(Number)
+    } catch {
+      return
+    }
+    for (const c of children) {
+      out.push(c)
+      visit(c)
+    }
+  }
+  visit(pid)
+  return out
+}
+
+/** SIGKILLs every child still running and all their descendants; synchronous, for an 'exit' handler. */
+export function killAllSync(): void {
+  for (const child of live) {
+    if (exited(child.proc)) continue
+    for (const pid of [...descendantPidsSync(child.pid), child.pid]) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+  }
+  live.clear()
 }
 
 /** Stops every child still running, all at once. */

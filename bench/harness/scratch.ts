@@ -24,6 +24,10 @@ export interface ScratchOptions {
   poolSize: number
   /** Service environment on top of the defaults (which are rate limits off, LOG_LEVEL warn, one front worker). */
   env?: Record<string, string>
+  /** MySQL server to use instead of the configured one (a private server of the fault drills); its path is replaced. */
+  databaseUrl?: string
+  /** Redis to use instead of the configured one. */
+  redisUrl?: string
 }
 
 /** An open scratch world. */
@@ -55,12 +59,12 @@ function parsed(env: NodeJS.ProcessEnv): Config {
 export async function createScratch(options: ScratchOptions): Promise<Scratch> {
   const name = `${options.stem}${randomBytes(4).toString('hex')}`
   const base = parsed(process.env)
-  const databaseUrl = new URL(base.databaseUrl)
+  const databaseUrl = new URL(options.databaseUrl ?? base.databaseUrl)
   databaseUrl.pathname = `/pl_${name}`
   const port = await freePort()
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl.toString(),
-    REDIS_URL: base.redisUrl,
+    REDIS_URL: options.redisUrl ?? base.redisUrl,
     REDIS_PREFIX: name,
     HOST: '127.0.0.1',
     PORT: String(port),
