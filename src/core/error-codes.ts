@@ -15,6 +15,7 @@ export const ErrorCode = {
   NoUsableCode: 'no_usable_code',
   TooManyCodes: 'too_many_codes',
   QueueUnavailable: 'queue_unavailable',
+  ServiceUnavailable: 'service_unavailable',
   BindTimeout: 'bind_timeout',
   UnknownUsername: 'unknown_username',
   UpstreamFailed: 'upstream_failed',

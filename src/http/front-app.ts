@@ -33,6 +33,7 @@ import {
   rateLimitedJson,
   rateLimitedText,
   send,
+  serviceUnavailable,
   textError,
   invalidOptionalCode,
   unauthorized,
@@ -69,6 +70,8 @@ export interface FrontDeps {
   submitLog(job: LogJob, jobId: string): Promise<void>
   /** Reachability of Redis and MySQL. */
   checkReady(): Promise<{ redis: boolean; mysql: boolean }>
+  /** False while the Redis connections are down: API routes then answer 503 at once instead of trying. */
+  redisUp?(): boolean
   /** Reads behind the info and safety routes; without them those routes are not served. */
   staff?: StaffDeps
   observer?: FrontObserver
@@ -106,6 +109,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       ip,
       client: clientKey(ip),
       started: process.hrtime.bigint(),
+    }
+    if (deps.redisUp?.() === false && route !== 'healthz' && route !== 'readyz') {
+      finish(res, ctx, serviceUnavailable(route === 'callbacks' || route === 'rpc' ? 'text' : 'json'), req)
+      return
     }
     handler(req, res, ctx).then(
       (reply) => finish(res, ctx, reply, req),
@@ -302,8 +309,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   app.get('/healthz', wrap('healthz', async () => ({ status: 200, type: 'text', body: 'ok\n' })))
   app.get('/readyz', wrap('readyz', async () => {
     const r = await deps.checkReady()
-    const ok = r.redis && r.mysql
-    return { status: ok ? 200 : 503, type: 'json', body: JSON.stringify({ status: ok ? 'ready' : 'not_ready', redis: r.redis ? 'ok' : 'down', mysql: r.mysql ? 'ok' : 'down' }) }
+    // Without MySQL the front still serves callbacks, rpc and log accepts from Redis: a load balancer must keep
+    // routing to it, so that is 200 "degraded". Without Redis nothing works: 503 (docs/decisions.md, 2026-11-23).
+    const status = !r.redis ? 'not_ready' : r.mysql ? 'ready' : 'degraded'
+    return { status: r.redis ? 200 : 503, type: 'json', body: JSON.stringify({ status, redis: r.redis ? 'ok' : 'down', mysql: r.mysql ? 'ok' : 'down' }) }
   }))
 
   app.set_not_found_handler((req, res) => {

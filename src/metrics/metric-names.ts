@@ -15,8 +15,8 @@ export const METRIC_PREFIX = 'presence_link_'
 /** Prometheus metric types used here. */
 export type MetricKind = 'counter' | 'gauge' | 'histogram'
 
-/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs. */
-export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery'
+/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs; `every` is every part. */
+export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -156,6 +156,13 @@ export const Metric = {
     labels: ['destination'],
     process: 'delivery',
   }),
+  dependencyUp: spec({
+    name: 'presence_link_dependency_up',
+    help: 'Whether this process reaches a dependency (1) or not (0), as its readiness check last saw it; the front reports the minimum over its workers.',
+    kind: 'gauge',
+    labels: ['dependency'],
+    process: 'every',
+  }),
 } as const
 
 /** Every metric definition, in list order. */
@@ -201,6 +208,12 @@ export const DELIVERY_RESULTS = ['sent', 'rate_limited', 'failed', 'disabled'] a
 
 /** One delivery result. */
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
+
+/** Dependencies a readiness check looks at (the label `dependency`). */
+export const DEPENDENCIES = ['redis', 'mysql', 'discord'] as const
+
+/** One dependency. */
+export type Dependency = (typeof DEPENDENCIES)[number]
 
 /** Label value for anything outside a closed list. */
 export const OTHER = 'other'

@@ -27,6 +27,7 @@ import { createRobloxUsers } from '../roblox/roblox-users.js'
 import { BindJobSchema, LogJobSchema } from '../schemas/jobs.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService } from './services.js'
+import { watchBull } from './redis-watch.js'
 import { keepRedisCopies, openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** Consumers this module can start. */
@@ -81,6 +82,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
   keepRedisCopies(ctx, db, redis)
   const codes = buildCodeService(db, cache)
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
+  watchBull(ctx.redisWatch, 'data', notifyQueue)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())
   const processors: Record<QueueConsumer, JobProcessor<unknown>> = {
     bind: createJobProcessor(
@@ -101,6 +103,7 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
     const readers = new Map<string, JobCountsReader>()
     for (const queue of Object.values(QueueName)) {
       const handle = createQueue(queue, redis, ctx.keys.bullPrefix)
+      watchBull(ctx.redisWatch, 'data', handle)
       ctx.shutdown.register(`queue-gauge:${queue}`, () => handle.close())
       readers.set(queue, (...states) => handle.getJobCounts(...states))
     }
@@ -129,7 +132,8 @@ export async function startConsumers(ctx: ProcessContext, names: readonly Consum
       concurrency: CONCURRENCY[name],
     })
     worker.on('failed', (job, err) => ctx.log.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'))
-    worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
+    // Connection errors are logged once per outage by the watch; BullMQ repeats them at every reconnect attempt.
+    watchBull(ctx.redisWatch, `consumer-${name}`, worker)
     // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
     ctx.shutdown.register(`consumer:${name}`, () => worker.close())
     await worker.waitUntilReady()

@@ -3,7 +3,7 @@ import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
 import { createFrontApp, type FrontObserver } from '../http/front-app.js'
-import { mysqlReachable } from '../mysql/connection.js'
+import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
@@ -13,7 +13,9 @@ import { createRateLimits } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { ProcessContext } from './process-context.js'
 import { buildSafetyService } from './services.js'
-import { openDatabase, openRedis } from './storage.js'
+import { createReadiness, keepCheckingReadiness, mysqlCheck, redisCheck } from './readiness.js'
+import { watchBull } from './redis-watch.js'
+import { openDatabaseLazily, openRedis } from './storage.js'
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -21,21 +23,31 @@ export interface FrontRuntime {
   port: number
 }
 
-/** Builds the app and listens on `config.port` (0 picks a free port). */
-export async function startFront(ctx: ProcessContext, observer?: FrontObserver): Promise<FrontRuntime> {
+/**
+ * Builds the app and listens on `config.port` (0 picks a free port). It starts whether or not Redis and MySQL are
+ * up: the connections keep trying in the background, API routes answer 503 while Redis is down, and /readyz says
+ * what is missing. `gauge` receives what each readiness check sees.
+ */
+export async function startFront(ctx: ProcessContext, observer?: FrontObserver, gauge?: DependencyGauge): Promise<FrontRuntime> {
   const { config, keys, log } = ctx
-  const redis = await openRedis(ctx, 'request', 'front')
-  const queueRedis = await openRedis(ctx, 'request', 'front-queue')
-  const eventsRedis = await openRedis(ctx, 'worker', 'front-events')
-  const db = await openDatabase(ctx, 4, false)
+  const redis = await openRedis(ctx, 'request', 'front', { wait: false })
+  const queueRedis = await openRedis(ctx, 'request', 'front-queue', { wait: false })
+  const eventsRedis = await openRedis(ctx, 'worker', 'front-events', { wait: false })
+  const db = openDatabaseLazily(ctx, 4)
 
   const bindQueue = createQueue(QueueName.Bind, queueRedis, keys.bullPrefix)
   const logQueue = createQueue(QueueName.Log, queueRedis, keys.bullPrefix)
   const bindEvents = createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix)
+  watchBull(ctx.redisWatch, 'front-queue', bindQueue)
+  watchBull(ctx.redisWatch, 'front-queue', logQueue)
+  watchBull(ctx.redisWatch, 'front-events', bindEvents)
   ctx.shutdown.register('queues', async () => {
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
-  await bindEvents.waitUntilReady()
+  // Not awaited: with Redis down at start the front listens anyway; a bind waits for the stream to be ready.
+  bindEvents.waitUntilReady().catch(() => undefined)
+  const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
+  keepCheckingReadiness(ctx, readiness)
   const safety = buildSafetyService(db, config.discordApi)
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
@@ -50,15 +62,10 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
     submitLog: createLogProducer(logQueue, JobName.Log),
     async checkReady() {
-      const [r, m] = await Promise.all([
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
-        mysqlReachable(db),
-      ])
-      return { redis: r, mysql: m }
+      const states = await readiness()
+      return { redis: states.redis === true, mysql: states.mysql === true }
     },
+    redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
     staff: {
       readInfo: (code, page) => safety.readCodeInfo(code, page),
       checkSafety: (input) => safety.check(input, thresholds),
