@@ -117,7 +117,9 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     handler(req, res, ctx).then(
       (reply) => finish(res, ctx, reply, req),
       (err: unknown) => {
-        log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
+        // While Redis is down this is expected and already logged once by the Redis watch: no stack per request.
+        if (deps.redisUp?.() === false) log.warn({ err: (err as Error).message, reqId: ctx.requestId, route }, 'request failed: Redis is down')
+        else log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
         finish(res, ctx, ctx.route === 'callbacks' || ctx.route === 'rpc'
           ? textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' })
           : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }), req)
@@ -242,7 +244,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
         requestId: ctx.requestId,
       })
     } catch (err) {
-      log.error({ err, reqId: ctx.requestId }, 'bind could not be queued')
+      log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'bind could not be queued')
       return queueUnavailable()
     }
     if (result === null) {
@@ -286,7 +288,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
         jobId,
       )
     } catch (err) {
-      log.error({ err, reqId: ctx.requestId }, 'log could not be queued')
+      log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'log could not be queued')
       return queueUnavailable()
     }
     return jsonOk({ status: 'logged', category })

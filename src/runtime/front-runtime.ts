@@ -8,6 +8,7 @@ import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import { waitReady } from '../redis/connection.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
@@ -16,6 +17,9 @@ import { buildSafetyService } from './services.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, redisCheck } from './readiness.js'
 import { watchBull } from './redis-watch.js'
 import { openDatabaseLazily, openRedis } from './storage.js'
+
+/** How long a starting front waits for Redis before it listens without it. */
+const REDIS_START_WAIT_MS = 3000
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -44,8 +48,12 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver, 
   ctx.shutdown.register('queues', async () => {
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
-  // Not awaited: with Redis down at start the front listens anyway; a bind waits for the stream to be ready.
+  // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
+  // waits for the event stream by itself).
   bindEvents.waitUntilReady().catch(() => undefined)
+  await Promise.all([waitReady(redis, REDIS_START_WAIT_MS), waitReady(queueRedis, REDIS_START_WAIT_MS)]).catch(() =>
+    log.warn({ waitedMs: REDIS_START_WAIT_MS }, 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)'),
+  )
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
   const safety = buildSafetyService(db, config.discordApi)
