@@ -16,6 +16,9 @@ const CHAT_USER = '500000000000000001'
 /** The bootstrap key (API_KEY) needs no Redis copy, which each empty Redis restart below loses. */
 const BOOTSTRAP_KEY = 'front-test-bootstrap-key-0123456789abcdef'
 
+/** Redis kills while binds are in flight. */
+const OUTAGES = 8
+
 t.test('front with Redis and MySQL down', async (t) => {
   const redis = await privateRedis(t)
   const stack = await startStack(t, { env: { REDIS_URL: redis.url }, front: false, consumers: [] })
@@ -79,18 +82,19 @@ t.test('front with Redis and MySQL down', async (t) => {
     t.same(log.body, { status: 'logged', category: 'server' })
   })
 
-  t.test('binds in flight while Redis is killed and restarted, three times: no front worker dies', async (t) => {
+  t.test('binds in flight while Redis is killed and restarted again and again: no front worker dies', async (t) => {
     const workerPid = (await front.waitFor((e) => e.process === 'front-worker' && e.msg === 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)', 1000, 'worker pid')).pid
     const statuses = new Map<number, number>()
     let firing = true
     // No bind consumer runs: every accepted bind waits for its result (BIND_TIMEOUT_MS) while Redis goes away.
-    const binders = Array.from({ length: 24 }, async () => {
+    const binders = Array.from({ length: 48 }, async () => {
       while (firing) {
         const res = await postJson(`${origin}/api/v1/bind`, { code: code.code, platform_username: 'Builderman' }, `Bearer ${BOOTSTRAP_KEY}`).catch(() => ({ status: 0 }))
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
       }
     })
-    for (let i = 0; i < 3; i++) {
+    // Eight short outages under load: on the old code a worker died in most runs (BullMQ's waitUntilFinished).
+    for (let i = 0; i < OUTAGES; i++) {
       await new Promise((r) => setTimeout(r, 700))
       await redis.kill()
       await new Promise((r) => setTimeout(r, 700))
@@ -112,12 +116,15 @@ t.test('front with Redis and MySQL down', async (t) => {
     const down = front.entries().filter((e) => e.msg === 'redis unreachable')
     const clients = new Set(down.map((e) => e.client))
     t.same([...clients].sort(), ['front', 'front-events', 'front-queue'])
-    // Four outages (the one at start, then three kills); a BullMQ blocking connection may add a line per outage.
+    // The outage at start and the kills: one line each, a BullMQ blocking connection may add one; a client whose
+    // reconnect happened to fall after the restart saw no outage at all.
+    const outages = OUTAGES + 1
     for (const client of clients) {
       const n = down.filter((e) => e.client === client).length
-      t.ok(n >= 4 && n <= 8, `${String(client)}: ${n} "redis unreachable" lines for 4 outages`)
+      const back = front.entries().filter((e) => e.msg === 'redis reachable again' && e.client === client).length
+      t.ok(n >= outages / 2 && n <= 2 * outages, `${String(client)}: ${n} "redis unreachable" lines for ${outages} outages`)
+      t.ok(back >= n - 1 && back <= n, `${String(client)}: ${back} "redis reachable again" lines`)
     }
     t.ok(down.every((e) => typeof e.code === 'string' && e.code !== ''), 'each names the error code')
-    t.ok(lines.length < 400, `${lines.length} lines in all`)
   })
 })

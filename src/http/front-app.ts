@@ -93,7 +93,8 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
-    if (reply.status >= 500) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
+    // A 503 while Redis is down is expected: the outage itself is logged once, not once per request at error level.
+    if (reply.status >= 500 && reply.error !== ErrorCode.ServiceUnavailable) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
     else if (reply.status >= 400 || ctx.route === 'bind' || ctx.route === 'log') {
       log.info({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error, ms: Math.round(seconds * 1000) }, 'request')
     }
