@@ -74,8 +74,10 @@ async function startService(command: string, args: string[]) {
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (out += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  // Orphans are re-parented away from the child: remember the tree as it was once up, to kill what a failure leaves.
+  const seen = new Set<number>()
   t.teardown(async () => {
-    for (const pid of [child.pid!, ...descendants(child.pid!)]) {
+    for (const pid of new Set([child.pid!, ...seen, ...descendants(child.pid!)])) {
       try {
         process.kill(pid, 'SIGKILL')
       } catch {
@@ -84,6 +86,7 @@ async function startService(command: string, args: string[]) {
     }
   })
   await eventually(async () => (out.includes('presence-link is up at') ? true : undefined), 180_000, `the service to come up; output:\n${out.slice(-3000)}`)
+  for (const pid of descendants(child.pid!)) seen.add(pid)
   let polling = true
   const load = (async () => {
     while (polling) {
