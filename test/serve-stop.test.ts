@@ -126,8 +126,33 @@ for (const [how, command, args, signal] of [
     const tree = descendants(service.pid)
     // serve, sandbox, worker, gateway, the front primary and its worker (and npm's own shell when there is one).
     t.ok(tree.length >= 5, `${tree.length} processes below ${command}`)
+    if (how === 'SIGTERM to serve') {
+      // Every part is up: the worker and the gateway say so on their metrics ports, naming their dependencies.
+      const ports = new Map<string, number>()
+      for (const line of service.output().split('\n')) {
+        try {
+          const e = JSON.parse(line) as { msg?: string; process?: string; port?: number }
+          if (e.msg === 'metrics listening' && e.process !== undefined && e.port !== undefined) ports.set(e.process, e.port)
+        } catch {
+          // not a JSON line
+        }
+      }
+      const ready = async (part: string) => {
+        const res = await fetch(`http://127.0.0.1:${ports.get(part)}/readyz`)
+        return { status: res.status, body: (await res.json()) as unknown }
+      }
+      t.same(await ready('worker'), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
+      const gateway = await eventually(async () => {
+        const r = await ready('gateway')
+        return r.status === 200 ? r : undefined
+      }, 20_000, 'the gateway ready')
+      t.same(gateway.body, { status: 'ready', redis: 'ok', mysql: 'ok', discord: 'ok' })
+      for (const part of ['front', 'worker', 'gateway']) t.equal((await fetch(`http://127.0.0.1:${ports.get(part)}/healthz`)).status, 200, `${part} /healthz`)
+    }
+    const sent = Date.now()
     process.kill(service.pid, signal)
     const left = await survivors([service.pid, ...tree])
+    t.comment(`${how}: every process gone ${Date.now() - sent} ms after the signal`)
     await service.stopLoad()
     t.same(left, [], `every process exited within ${GONE_WITHIN_MS} ms`)
     if (signal !== 'SIGKILL') t.match(service.output(), /stopping every part/)
