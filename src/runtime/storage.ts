@@ -75,7 +75,10 @@ export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis
           await prepareRedisCopies(ctx, db, redis)
         }
       })
-      .catch((err: Error) => ctx.log.warn({ err: err.message }, 'could not check the Redis copies'))
+      .catch((err: Error) => {
+        // While Redis is down the outage is already logged once; this would repeat it every few seconds.
+        if (ctx.redisWatch.downClients().length === 0) ctx.log.warn({ err: err.message }, 'could not check the Redis copies')
+      })
       .finally(() => {
         running = false
       })
