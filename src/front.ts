@@ -1,10 +1,12 @@
 /**
  * Entry point: the HTTP front. The primary forks FRONT_WORKERS node:cluster workers that all listen on PORT
- * (uWS sets SO_REUSEPORT, so the kernel spreads connections), and restarts any that dies. The primary serves
+ * (uWS sets SO_REUSEPORT, so the kernel spreads connections), and restarts any that dies (backing off when they
+ * keep dying). The primary serves
  * `/metrics` on METRICS_PORT: every worker's metrics, summed over IPC at each scrape.
  */
 import cluster from 'node:cluster'
 import { clusterMetricsSource, shareWithPrimary } from './metrics/cluster-metrics.js'
+import { createDependencyGauge } from './metrics/dependency-metrics.js'
 import { createFrontObserver } from './metrics/front-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
@@ -13,13 +15,27 @@ import { startFront } from './runtime/front-runtime.js'
 
 const WORKER_LISTENING = 'presence-link:front-listening'
 
+/** A worker that ran this long was healthy: the next death restarts quickly again. */
+const HEALTHY_RUN_MS = 60_000
+
+/** 0.5 s after a worker dies, doubling with each death in a row, capped at 30 s (serve does the same for parts). */
+function restartDelayMs(failures: number): number {
+  return Math.min(30_000, 500 * 2 ** Math.min(Math.max(failures - 1, 0), 6))
+}
+
 await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
   if (cluster.isPrimary) {
     const { frontWorkers, port, host } = ctx.config
     await startMetricsServer(ctx, clusterMetricsSource(), ctx.config.metricsPort)
     let stopping = false
-    const fork = () => cluster.fork()
+    const startedAt = new Map<number, number>()
+    const fork = () => {
+      const worker = cluster.fork()
+      startedAt.set(worker.id, Date.now())
+    }
     for (let i = 0; i < frontWorkers; i++) fork()
+    // Workers that keep dying (a bug, a bad deploy) are restarted ever more slowly instead of forked in a loop.
+    let failures = 0
     let listening = 0
     // uWS listens outside node:net, so cluster never emits 'listening': each worker reports itself instead.
     cluster.on('message', (_worker, message: unknown) => {
@@ -27,9 +43,15 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
       if (++listening === frontWorkers) ctx.log.info({ url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, workers: frontWorkers }, 'front listening')
     })
     cluster.on('exit', (worker, code, signal) => {
+      const ranMs = Date.now() - (startedAt.get(worker.id) ?? 0)
+      startedAt.delete(worker.id)
       if (stopping) return
-      ctx.log.error({ worker: worker.process.pid, code, signal }, 'front worker died; restarting')
-      setTimeout(fork, 500).unref()
+      failures = ranMs > HEALTHY_RUN_MS ? 0 : failures + 1
+      const delay = restartDelayMs(failures)
+      ctx.log.error({ worker: worker.process.pid, code, signal, ranMs, failures, restartInMs: delay }, 'front worker died; restarting')
+      setTimeout(() => {
+        if (!stopping) fork()
+      }, delay).unref()
     })
     ctx.shutdown.register('cluster', async () => {
       stopping = true
@@ -48,6 +70,6 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
   }
   const registry = createMetricsRegistry()
   shareWithPrimary(registry)
-  await startFront(ctx, createFrontObserver(registry))
+  await startFront(ctx, createFrontObserver(registry), createDependencyGauge(registry))
   process.send?.({ type: WORKER_LISTENING })
 })

@@ -1,13 +1,27 @@
-/** Entry point: the Discord gateway (presence, slash commands, audit events, bound-code DMs) for SHARD_IDS. */
-import { startGateway } from './runtime/gateway-runtime.js'
+/**
+ * Entry point: the Discord gateway (presence, slash commands, audit events, bound-code DMs) for SHARD_IDS. Its
+ * metrics port also answers /healthz and /readyz (Redis, MySQL, Discord) from the start; the gateway logs in once
+ * Redis and MySQL answer.
+ */
+import { ensureDatabase } from './mysql/connection.js'
+import { createDependencyGauge } from './metrics/dependency-metrics.js'
 import { createGatewayMetrics } from './metrics/gateway-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
+import { shardsReady, startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
 import { runProcess } from './runtime/process-context.js'
+import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from './runtime/readiness.js'
+import { openDatabaseLazily, openRedis } from './runtime/storage.js'
 
 await runProcess('gateway', async (ctx) => {
   const registry = createMetricsRegistry()
-  const gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
-  const metrics = await startMetricsServer(ctx, registry, ctx.config.gatewayMetricsPort)
+  const gauge = createDependencyGauge(registry)
+  const storage = { redis: redisCheck(await openRedis(ctx, 'request', 'health', { wait: false })), mysql: mysqlCheck(openDatabaseLazily(ctx, 1)) }
+  let gateway: GatewayRuntime | undefined
+  const readiness = createReadiness({ ...storage, discord: async () => gateway !== undefined && shardsReady(gateway.client) }, gauge)
+  const metrics = await startMetricsServer(ctx, registry, ctx.config.gatewayMetricsPort, partReadyCheck(readiness, () => gateway !== undefined))
+  await waitForDependencies(ctx, createReadiness(storage), () => ensureDatabase(ctx.config.databaseUrl))
+  gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
+  keepCheckingReadiness(ctx, readiness)
   ctx.log.info({ metricsPort: metrics.port, guilds: gateway.client.guilds.cache.size }, 'gateway metrics listening')
 })

@@ -38,6 +38,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   process.once('SIGINT', () => stop('SIGINT'))
   process.once('SIGTERM', () => stop('SIGTERM'))
+  // Started by `serve` (an IPC channel): when serve dies, so does the sandbox.
+  if (process.channel !== undefined) {
+    process.channel.unref()
+    process.once('disconnect', () => stop('parent gone'))
+  }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

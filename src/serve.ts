@@ -48,10 +48,13 @@ const children = new Map<string, ChildProcess>()
 let stopping = false
 
 function start(part: Part, attempt = 0): void {
+  if (stopping) return
   const file = fileURLToPath(new URL(part.entry, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv, file, ...(part.args ?? [])], {
     env: { ...process.env, ...partEnv },
-    stdio: 'inherit',
+    // The IPC channel carries no messages: it closes when serve dies, however it dies (even SIGKILL), and each part
+    // then drains and exits by itself (src/runtime/process-context.ts) instead of running on as an orphan.
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   })
   children.set(part.name, child)
   const startedAt = Date.now()
@@ -80,6 +83,9 @@ async function waitHttp(url: string, timeoutMs: number): Promise<boolean> {
   return false
 }
 
+/** Every part drains within its own 10 s deadline; serve waits a little longer before killing what is left. */
+const STOP_DEADLINE_MS = 15_000
+
 function stop(signal: NodeJS.Signals): void {
   if (stopping) return
   stopping = true
@@ -88,7 +94,7 @@ function stop(signal: NodeJS.Signals): void {
   const deadline = setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL')
     process.exit(1)
-  }, 15_000)
+  }, STOP_DEADLINE_MS)
   const check = setInterval(() => {
     if (children.size === 0) {
       clearInterval(check)
@@ -100,6 +106,22 @@ function stop(signal: NodeJS.Signals): void {
 
 process.once('SIGINT', () => stop('SIGINT'))
 process.once('SIGTERM', () => stop('SIGTERM'))
+process.once('SIGHUP', () => stop('SIGHUP'))
+
+// A serve whose parent died (npm, a shell, a supervisor: killed without passing the signal on) is re-parented; it
+// stops its parts rather than keep serving with nobody to stop it. Under an init (parent pid 1) there is no parent
+// to lose.
+const parentPid = process.ppid
+if (parentPid > 1) {
+  const watchParent = setInterval(() => {
+    if (process.ppid !== parentPid) {
+      clearInterval(watchParent)
+      log.warn({ parentPid }, 'parent process is gone; stopping every part')
+      stop('SIGTERM')
+    }
+  }, 1000)
+  watchParent.unref()
+}
 
 if (sandboxMode) {
   log.warn(

@@ -1,8 +1,15 @@
-/** Entry point: queue consumers in one process (all of them, or those named: `presence-link worker bind log`). */
+/**
+ * Entry point: queue consumers in one process (all of them, or those named: `presence-link worker bind log`). Its
+ * metrics port also answers /healthz and /readyz from the start; the consumers start once Redis and MySQL answer.
+ */
+import { createDependencyGauge } from '../src/metrics/dependency-metrics.js'
 import { createMetricsRegistry } from '../src/metrics/registry.js'
 import { startMetricsServer } from '../src/metrics/metrics-server.js'
+import { ensureDatabase } from '../src/mysql/connection.js'
 import { CONSUMERS, startConsumers, type ConsumerName } from '../src/runtime/consumers.js'
 import { runProcess } from '../src/runtime/process-context.js'
+import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from '../src/runtime/readiness.js'
+import { openDatabaseLazily, openRedis } from '../src/runtime/storage.js'
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'))
 const unknown = asked.filter((a) => !(CONSUMERS as readonly string[]).includes(a))
@@ -13,7 +20,15 @@ if (unknown.length > 0) {
 const names = asked.length === 0 ? CONSUMERS : (asked as ConsumerName[])
 await runProcess('worker', async (ctx) => {
   const registry = createMetricsRegistry()
+  const readiness = createReadiness(
+    { redis: redisCheck(await openRedis(ctx, 'request', 'health', { wait: false })), mysql: mysqlCheck(openDatabaseLazily(ctx, 1)) },
+    createDependencyGauge(registry),
+  )
+  let started = false
+  const metrics = await startMetricsServer(ctx, registry, ctx.config.workerMetricsPort, partReadyCheck(readiness, () => started))
+  await waitForDependencies(ctx, readiness, () => ensureDatabase(ctx.config.databaseUrl))
   await startConsumers(ctx, names, registry)
-  const metrics = await startMetricsServer(ctx, registry, ctx.config.workerMetricsPort)
+  started = true
+  keepCheckingReadiness(ctx, readiness)
   ctx.log.info({ consumers: names, metricsPort: metrics.port }, 'worker ready')
 })

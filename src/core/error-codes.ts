@@ -17,6 +17,7 @@ export const ErrorCode = {
   QueueUnavailable: 'queue_unavailable',
   InvalidIdempotencyKey: 'invalid_idempotency_key',
   IdempotencyKeyReused: 'idempotency_key_reused',
+  ServiceUnavailable: 'service_unavailable',
   BindTimeout: 'bind_timeout',
   UnknownUsername: 'unknown_username',
   UpstreamFailed: 'upstream_failed',

@@ -36,6 +36,7 @@ import {
   rateLimitedJson,
   rateLimitedText,
   send,
+  serviceUnavailable,
   textError,
   invalidOptionalCode,
   unauthorized,
@@ -77,6 +78,8 @@ export interface FrontDeps {
   claimIdempotencyKey?(jobId: string, fingerprint: string): Promise<IdempotencyClaim>
   /** Reachability of Redis and MySQL. */
   checkReady(): Promise<{ redis: boolean; mysql: boolean }>
+  /** False while the Redis connections are down: API routes then answer 503 at once instead of trying. */
+  redisUp?(): boolean
   /** Reads behind the info and safety routes; without them those routes are not served. */
   staff?: StaffDeps
   observer?: FrontObserver
@@ -98,7 +101,8 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
-    if (reply.status >= 500) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
+    // A 503 while Redis is down is expected: the outage itself is logged once, not once per request at error level.
+    if (reply.status >= 500 && reply.error !== ErrorCode.ServiceUnavailable) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
     else if (reply.status >= 400 || ctx.route === 'bind' || ctx.route === 'log') {
       log.info({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error, ms: Math.round(seconds * 1000) }, 'request')
     }
@@ -115,10 +119,16 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       client: clientKey(ip),
       started: process.hrtime.bigint(),
     }
+    if (deps.redisUp?.() === false && route !== 'healthz' && route !== 'readyz') {
+      finish(res, ctx, serviceUnavailable(route === 'callbacks' || route === 'rpc' ? 'text' : 'json'), req)
+      return
+    }
     handler(req, res, ctx).then(
       (reply) => finish(res, ctx, reply, req),
       (err: unknown) => {
-        log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
+        // While Redis is down this is expected and already logged once by the Redis watch: no stack per request.
+        if (deps.redisUp?.() === false) log.warn({ err: (err as Error).message, reqId: ctx.requestId, route }, 'request failed: Redis is down')
+        else log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
         finish(res, ctx, ctx.route === 'callbacks' || ctx.route === 'rpc'
           ? textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' })
           : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }), req)
@@ -243,7 +253,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
         requestId: ctx.requestId,
       })
     } catch (err) {
-      log.error({ err, reqId: ctx.requestId }, 'bind could not be queued')
+      log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'bind could not be queued')
       return queueUnavailable()
     }
     if (result === null) {
@@ -300,7 +310,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       // entry's unique dedupe key in MySQL).
       await deps.submitLog(job, jobId)
     } catch (err) {
-      log.error({ err, reqId: ctx.requestId }, 'log could not be queued')
+      log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'log could not be queued')
       return queueUnavailable()
     }
     return jsonOk({ status: 'logged', category })
@@ -323,8 +333,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   app.get('/healthz', wrap('healthz', async () => ({ status: 200, type: 'text', body: 'ok\n' })))
   app.get('/readyz', wrap('readyz', async () => {
     const r = await deps.checkReady()
-    const ok = r.redis && r.mysql
-    return { status: ok ? 200 : 503, type: 'json', body: JSON.stringify({ status: ok ? 'ready' : 'not_ready', redis: r.redis ? 'ok' : 'down', mysql: r.mysql ? 'ok' : 'down' }) }
+    // Without MySQL the front still serves callbacks, rpc and log accepts from Redis: a load balancer must keep
+    // routing to it, so that is 200 "degraded". Without Redis nothing works: 503 (docs/decisions.md, 2026-11-23).
+    const status = !r.redis ? 'not_ready' : r.mysql ? 'ready' : 'degraded'
+    return { status: r.redis ? 200 : 503, type: 'json', body: JSON.stringify({ status, redis: r.redis ? 'ok' : 'down', mysql: r.mysql ? 'ok' : 'down' }) }
   }))
 
   app.set_not_found_handler((req, res) => {

@@ -113,6 +113,15 @@ export function queueUnavailable(): Reply {
   return jsonError(503, ErrorCode.QueueUnavailable, 'the service cannot accept this right now; retry shortly', {}, { 'retry-after': '5' })
 }
 
+/** 503 while a dependency every request needs (Redis) is unreachable: JSON for the JSON routes, text for callbacks and rpc. */
+export function serviceUnavailable(type: 'json' | 'text'): Reply {
+  const message = 'temporarily unavailable; retry shortly'
+  const headers = { 'retry-after': '5' }
+  return type === 'text'
+    ? textError(503, ErrorCode.ServiceUnavailable, message, headers)
+    : jsonError(503, ErrorCode.ServiceUnavailable, message, {}, headers)
+}
+
 const BIND_FAILURE: Record<'not_found' | 'banned' | 'invalidated', { http: number; message: string }> = {
   not_found: { http: 404, message: 'no such code: check the code shown by the /code command' },
   banned: { http: 403, message: 'this code is banned; contact support' },

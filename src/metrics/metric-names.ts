@@ -179,7 +179,7 @@ export const Metric = {
   }),
   dependencyUp: spec({
     name: 'presence_link_dependency_up',
-    help: 'Whether this process reaches a dependency (redis, mysql, discord): 1 when reachable, 0 when not.',
+    help: 'Whether this process reaches a dependency (1) or not (0), as its readiness check last saw it; the front reports the minimum over its workers.',
     kind: 'gauge',
     labels: ['dependency'],
     process: 'every',
@@ -229,6 +229,12 @@ export const DELIVERY_RESULTS = ['sent', 'rate_limited', 'failed', 'disabled'] a
 
 /** One delivery result. */
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
+
+/** Dependencies a readiness check looks at (the label `dependency`). */
+export const DEPENDENCIES = ['redis', 'mysql', 'discord'] as const
+
+/** One dependency. */
+export type Dependency = (typeof DEPENDENCIES)[number]
 
 /** Label value for anything outside a closed list. */
 export const OTHER = 'other'

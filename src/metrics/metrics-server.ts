@@ -1,4 +1,4 @@
-/** A process's `/metrics` endpoint on its own port (node:http, apart from the API server). */
+/** A process's `/metrics`, `/healthz` and `/readyz` endpoints on its own port (node:http, apart from the API server). */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ProcessContext } from '../runtime/process-context.js'
@@ -15,12 +15,30 @@ export interface MetricsServer {
   close(): Promise<void>
 }
 
-/** Serves `GET /metrics` from `source` on `port` (0 picks a free one) at the configured HOST; closes on shutdown. */
-export async function startMetricsServer(ctx: ProcessContext, source: MetricsSource, port: number): Promise<MetricsServer> {
+/** A readiness answer: 200 when the process can do its work, 503 otherwise; the JSON body names each dependency. */
+export type ReadyCheck = () => Promise<{ status: number; body: string }>
+
+/**
+ * Serves `GET /metrics` from `source` on `port` (0 picks a free one) at the configured HOST; closes on shutdown.
+ * Also `GET /healthz` (200 while the process runs) and, given `ready`, `GET /readyz`.
+ */
+export async function startMetricsServer(ctx: ProcessContext, source: MetricsSource, port: number, ready?: ReadyCheck): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: scrape GET /metrics\n')
+    const get = req.method === 'GET' || req.method === 'HEAD'
+    if (get && path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('ok\n')
+      return
+    }
+    if (get && path === '/readyz' && ready !== undefined) {
+      ready().then(
+        (r) => res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(r.body),
+        () => res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end('{"status":"not_ready"}'),
+      )
+      return
+    }
+    if (path !== '/metrics' || !get) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`not found: scrape GET /metrics${ready === undefined ? '' : ', or GET /healthz, /readyz'}\n`)
       return
     }
     source.metrics().then(

@@ -1,10 +1,11 @@
 /**
- * The front's side of a bind: submit the job and wait for its result, within BIND_TIMEOUT_MS. The wait is our own
- * timer racing BullMQ's `waitUntilFinished` (whose ttl, a little longer, only backstops a lost event stream), so a
- * timeout is known without reading error messages. The result is validated: a worker of another version answering
+ * The front's side of a bind: submit the job and wait for its result, within BIND_TIMEOUT_MS: the job's events on the
+ * queue's event stream, one look at its state in case it finished first, and our own timer, so a timeout is known
+ * without reading error messages. The result is validated: a worker of another version answering
  * something else is an error, not a cast.
  */
-import type { Queue, QueueEvents } from 'bullmq'
+import type { EventEmitter } from 'node:events'
+import { Job, type Queue, type QueueEvents } from 'bullmq'
 import * as v from 'valibot'
 import { BindJobResultSchema, type BindJob, type BindJobResult } from '../schemas/jobs.js'
 import { JobName } from './names.js'
@@ -14,9 +15,6 @@ export const BIND_ATTEMPTS = 3
 
 /** Pause between bind attempts. */
 export const BIND_RETRY_DELAY_MS = 200
-
-// BullMQ's own wait outlives ours by this much, so our timer decides and BullMQ's only catches a wait left hanging.
-const BACKSTOP_MS = 1000
 
 /** Submits a bind job and waits; null when it did not finish in time. Throws when Redis is down or the result is invalid. */
 export type SubmitBind = (job: BindJob) => Promise<BindJobResult | null>
@@ -28,27 +26,60 @@ export class InvalidBindResultError extends Error {
 
 const TIMED_OUT = Symbol('timed out')
 
+/**
+ * Resolves with the job's return value once it completes, rejects once it fails or Redis cannot be read, and resolves
+ * TIMED_OUT after `timeoutMs`. BullMQ's own `waitUntilFinished` checks the job's state inside a promise executor, so
+ * a Redis error there (Redis killed mid-bind, on the fail-fast connection) became an unhandled rejection that killed
+ * the front worker; here every Redis call is awaited inside a handled chain.
+ */
+function waitForJob(queue: Queue, events: QueueEvents, jobId: string, timeoutMs: number): Promise<unknown> {
+  // Per-job event names (`completed:<id>`) are emitted by QueueEvents but not in its typed listener map.
+  const stream = events as unknown as EventEmitter
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const completedEvent = `completed:${jobId}`
+    const failedEvent = `failed:${jobId}`
+    const settle = (fn: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      stream.off(completedEvent, onCompleted)
+      stream.off(failedEvent, onFailed)
+      fn()
+    }
+    const onCompleted = (args: { returnvalue: unknown }) => settle(() => resolve(args.returnvalue))
+    const onFailed = (args: { failedReason: string }) => settle(() => reject(new Error(args.failedReason)))
+    const timer = setTimeout(() => settle(() => resolve(TIMED_OUT)), timeoutMs)
+    stream.on(completedEvent, onCompleted)
+    stream.on(failedEvent, onFailed)
+    // The job may have finished before the listeners were attached: look once, after the event stream is listening.
+    events
+      .waitUntilReady()
+      .then(() => queue.getJobState(jobId))
+      .then(async (state) => {
+        if (state === 'completed') {
+          const job = await Job.fromId(queue, jobId)
+          settle(() => resolve(job?.returnvalue))
+        } else if (state === 'failed') {
+          const job = await Job.fromId(queue, jobId)
+          settle(() => reject(new Error(job?.failedReason ?? 'bind job failed')))
+        }
+      })
+      .catch((err: unknown) => settle(() => reject(err)))
+  })
+}
+
 /** Creates the submitter over the bind queue and its event stream. */
 export function createBindClient(opts: { queue: Queue; events: QueueEvents; timeoutMs: number }): SubmitBind {
   return async (job) => {
     const added = await opts.queue.add(JobName.Bind, job, { attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
-    const finished = added.waitUntilFinished(opts.events, opts.timeoutMs + BACKSTOP_MS)
-    // Once our timer has won nobody awaits the backstop; its late rejection must not become an unhandled one.
-    finished.catch(() => undefined)
-    let timer: NodeJS.Timeout | undefined
-    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), opts.timeoutMs)
-    })
-    try {
-      const outcome = await Promise.race([finished, timedOut])
-      if (outcome === TIMED_OUT) return null
-      const parsed = v.safeParse(BindJobResultSchema, outcome)
-      if (!parsed.success) {
-        throw new InvalidBindResultError(`bind job ${added.id} finished with an invalid result: ${parsed.issues[0]?.message ?? 'unknown shape'}`)
-      }
-      return parsed.output
-    } finally {
-      clearTimeout(timer)
+    if (added.id === undefined) throw new Error('the bind job got no id')
+    const outcome = await waitForJob(opts.queue, opts.events, added.id, opts.timeoutMs)
+    if (outcome === TIMED_OUT) return null
+    const parsed = v.safeParse(BindJobResultSchema, outcome)
+    if (!parsed.success) {
+      throw new InvalidBindResultError(`bind job ${added.id} finished with an invalid result: ${parsed.issues[0]?.message ?? 'unknown shape'}`)
     }
+    return parsed.output
   }
 }

@@ -35,6 +35,7 @@ import { createRobloxUsers } from '../roblox/roblox-users.js'
 import { BindJobSchema, LogJobSchema } from '../schemas/jobs.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService } from './services.js'
+import { watchBull } from './redis-watch.js'
 import { keepRedisCopies, openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** Consumers this module can start. */
@@ -103,6 +104,7 @@ export async function startConsumers(
   keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const codes = buildCodeService(db, cache)
   const notifyQueue = createQueue(QueueName.Notify, redis, ctx.keys.bullPrefix)
+  watchBull(ctx.redisWatch, 'data', notifyQueue)
   ctx.shutdown.register('notify-queue', () => notifyQueue.close())
   const processors: Record<QueueConsumer, JobProcessor<unknown>> = {
     bind: createJobProcessor(
@@ -124,6 +126,7 @@ export async function startConsumers(
     const oldest = new Map<string, OldestJobReader>()
     for (const queue of Object.values(QueueName)) {
       const handle = createQueue(queue, redis, ctx.keys.bullPrefix)
+      watchBull(ctx.redisWatch, 'data', handle)
       ctx.shutdown.register(`queue-gauge:${queue}`, () => handle.close())
       readers.set(queue, (...states) => handle.getJobCounts(...states))
       if (UNSTORED_EVENT_QUEUES.includes(queue)) oldest.set(queue, () => oldestUnfinishedJob(handle))
@@ -163,7 +166,8 @@ export async function startConsumers(
       ctx.log[level]({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, kind, err: err.message }, parked ? 'job failed for good' : 'job attempt failed, retrying')
     })
     worker.on('stalled', (jobId) => ctx.log.warn({ queue: name, jobId }, 'job stalled (its worker stopped): back to wait'))
-    worker.on('error', (err) => ctx.log.error({ queue: name, err: err.message }, 'worker error'))
+    // Connection errors are logged once per outage by the watch; BullMQ repeats them at every reconnect attempt.
+    watchBull(ctx.redisWatch, `consumer-${name}`, worker)
     // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
     ctx.shutdown.register(`consumer:${name}`, () => worker.close())
     await worker.waitUntilReady()

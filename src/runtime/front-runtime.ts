@@ -3,19 +3,25 @@ import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
 import { createFrontApp, type FrontObserver } from '../http/front-app.js'
-import { mysqlReachable } from '../mysql/connection.js'
+import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../core/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import { waitReady } from '../redis/connection.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { ProcessContext } from './process-context.js'
 import { buildSafetyService } from './services.js'
-import { openDatabase, openRedis } from './storage.js'
+import { createReadiness, keepCheckingReadiness, mysqlCheck, redisCheck } from './readiness.js'
+import { watchBull } from './redis-watch.js'
+import { openDatabaseLazily, openRedis } from './storage.js'
+
+/** How long a starting front waits for Redis before it listens without it. */
+const REDIS_START_WAIT_MS = 3000
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -23,21 +29,35 @@ export interface FrontRuntime {
   port: number
 }
 
-/** Builds the app and listens on `config.port` (0 picks a free port). */
-export async function startFront(ctx: ProcessContext, observer?: FrontObserver): Promise<FrontRuntime> {
+/**
+ * Builds the app and listens on `config.port` (0 picks a free port). It starts whether or not Redis and MySQL are
+ * up: the connections keep trying in the background, API routes answer 503 while Redis is down, and /readyz says
+ * what is missing. `gauge` receives what each readiness check sees.
+ */
+export async function startFront(ctx: ProcessContext, observer?: FrontObserver, gauge?: DependencyGauge): Promise<FrontRuntime> {
   const { config, keys, log } = ctx
-  const redis = await openRedis(ctx, 'request', 'front')
-  const queueRedis = await openRedis(ctx, 'request', 'front-queue')
-  const eventsRedis = await openRedis(ctx, 'worker', 'front-events')
-  const db = await openDatabase(ctx, 4, false)
+  const redis = await openRedis(ctx, 'request', 'front', { wait: false })
+  const queueRedis = await openRedis(ctx, 'request', 'front-queue', { wait: false })
+  const eventsRedis = await openRedis(ctx, 'worker', 'front-events', { wait: false })
+  const db = openDatabaseLazily(ctx, 4)
 
   const bindQueue = createQueue(QueueName.Bind, queueRedis, keys.bullPrefix)
   const logQueue = createQueue(QueueName.Log, queueRedis, keys.bullPrefix)
   const bindEvents = createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix)
+  watchBull(ctx.redisWatch, 'front-queue', bindQueue)
+  watchBull(ctx.redisWatch, 'front-queue', logQueue)
+  watchBull(ctx.redisWatch, 'front-events', bindEvents)
   ctx.shutdown.register('queues', async () => {
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
-  await bindEvents.waitUntilReady()
+  // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
+  // waits for the event stream by itself).
+  bindEvents.waitUntilReady().catch(() => undefined)
+  await Promise.all([waitReady(redis, REDIS_START_WAIT_MS), waitReady(queueRedis, REDIS_START_WAIT_MS)]).catch(() =>
+    log.warn({ waitedMs: REDIS_START_WAIT_MS }, 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)'),
+  )
+  const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
+  keepCheckingReadiness(ctx, readiness)
   const safety = buildSafetyService(db, config.discordApi)
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
@@ -53,15 +73,10 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     submitLog: createLogProducer(logQueue, JobName.Log),
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     async checkReady() {
-      const [r, m] = await Promise.all([
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
-        mysqlReachable(db),
-      ])
-      return { redis: r, mysql: m }
+      const states = await readiness()
+      return { redis: states.redis === true, mysql: states.mysql === true }
     },
+    redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
     staff: {
       readInfo: (code, page) => safety.readCodeInfo(code, page),
       checkSafety: (input) => safety.check(input, thresholds),

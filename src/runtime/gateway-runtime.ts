@@ -21,6 +21,7 @@ import { createMessageCache } from '../redis/message-cache.js'
 import { createPresenceStore } from '../redis/presence-store.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildGuildWhitelist } from './services.js'
+import { watchBull } from './redis-watch.js'
 import { openDatabase, openRedis, prepareRedisCopies } from './storage.js'
 
 /** A started gateway. */
@@ -44,6 +45,11 @@ export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
   return intents
 }
 
+/** True while every shard of `client` is connected and ready (the gateway's Discord readiness). */
+export function shardsReady(client: Client): boolean {
+  return client.ws.shards.size > 0 && client.ws.shards.every((s) => s.status === Status.Ready)
+}
+
 /** Shard status sink (the gateway metrics); built once the presence count can be read. */
 export type GatewayMetricsFactory = (presenceEntries: () => Promise<number>) => GatewayMetrics
 
@@ -62,6 +68,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const store = createPresenceStore(redis, keys)
   const metrics = metricsFactory?.(() => store.size())
   const auditQueue = createQueue(QueueName.Audit, redis, keys.bullPrefix)
+  watchBull(ctx.redisWatch, 'gateway', auditQueue)
   ctx.shutdown.register('audit-queue', () => auditQueue.close())
 
   const client = new Client({
@@ -178,6 +185,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     send: createBoundNotifier(client, config.gamePlatformName),
   })
   notifier.on('failed', (job, err) => log.warn({ jobId: job?.id, err: err.message }, 'bound notice failed'))
+  watchBull(ctx.redisWatch, 'notify', notifier)
 
   ctx.shutdown.register('discord', async () => {
     await notifier.close()

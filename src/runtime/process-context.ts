@@ -1,8 +1,10 @@
-/** What every process starts with: its config, logger, shutdown registry and Redis key set. */
+/** What every process starts with: its config, logger, shutdown registry, Redis key set and Redis outage log. */
+import cluster from 'node:cluster'
 import { loadConfig, type Config } from '../config.js'
 import { createLogger, type Logger } from '../lib/logger.js'
 import { createShutdown, exitOnSignals, type Shutdown } from '../lib/shutdown.js'
 import { createRedisKeys, type RedisKeys } from '../redis/keys.js'
+import { createRedisWatch, type RedisWatch } from './redis-watch.js'
 
 /** A running process's shared pieces. */
 export interface ProcessContext {
@@ -11,18 +13,44 @@ export interface ProcessContext {
   log: Logger
   shutdown: Shutdown
   keys: RedisKeys
+  /** Up/down state of the process's Redis clients: one log line per change. */
+  redisWatch: RedisWatch
 }
 
 /** Builds a context from a given config (tests) without touching signals. */
 export function createProcessContext(name: string, config: Config, log?: Logger): ProcessContext {
   const logger = log ?? createLogger(name, config.logLevel)
-  return { name, config, log: logger, shutdown: createShutdown(logger), keys: createRedisKeys(config.redisPrefix) }
+  return {
+    name,
+    config,
+    log: logger,
+    shutdown: createShutdown(logger),
+    keys: createRedisKeys(config.redisPrefix),
+    redisWatch: createRedisWatch(logger),
+  }
 }
 
-/** Runs a process: loads config from the environment, starts it, exits on signals or on a failed start. */
+/**
+ * Runs a process: loads config from the environment, starts it, exits on signals or on a failed start. A process
+ * started by `serve` (which gives it an IPC channel) drains and exits when that channel closes: `serve` has died,
+ * and nobody would stop or restart this part any more.
+ */
 export async function runProcess(name: string, start: (ctx: ProcessContext) => Promise<void>): Promise<void> {
   const ctx = createProcessContext(name, loadConfig())
   exitOnSignals(ctx.shutdown)
+  // A library's stray promise (BullMQ's waitUntilFinished polls Redis inside a promise executor) must not take down
+  // a process serving other requests: log it as the bug it is and keep running.
+  process.on('unhandledRejection', (reason) => {
+    ctx.log.error({ err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) }, 'unhandled rejection')
+  })
+  // node:cluster workers have their own channel to the primary, and cluster already exits them when it closes.
+  if (cluster.isPrimary && process.channel !== undefined) {
+    process.channel.unref()
+    process.once('disconnect', () => {
+      ctx.log.warn('parent process is gone; stopping')
+      void ctx.shutdown.run('parent gone').then((clean) => process.exit(clean ? 0 : 1))
+    })
+  }
   try {
     await start(ctx)
   } catch (err) {

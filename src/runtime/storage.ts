@@ -10,6 +10,7 @@ import { createCodeCache, type CodeCache } from '../redis/code-cache.js'
 import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
 import type { ProcessContext } from './process-context.js'
 import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciler.js'
+import { watchRedisClient } from './redis-watch.js'
 import { buildApiKeyService } from './services.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
@@ -24,15 +25,29 @@ export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate =
   return db
 }
 
-/** Opens a Redis connection and waits until it is ready. */
-export async function openRedis(ctx: ProcessContext, role: RedisRole, name: string): Promise<Redis> {
+/**
+ * Opens a Redis connection and waits until it is ready (with `wait: false`, returns at once: the connection keeps
+ * trying in the background, and commands on a fail-fast one fail until it is up). Its outages are logged once per
+ * change through the process's Redis watch, under the client name `name`.
+ */
+export async function openRedis(ctx: ProcessContext, role: RedisRole, name: string, opts: { wait?: boolean } = {}): Promise<Redis> {
   const redis = createRedis(ctx.config.redisUrl, role, `${ctx.name}:${name}`)
-  redis.on('error', (err) => ctx.log.warn({ err: err.message, connection: name }, 'redis error'))
+  watchRedisClient(ctx.redisWatch, name, redis)
   ctx.shutdown.register(`redis:${name}`, async () => {
     await redis.quit().catch(() => redis.disconnect())
   })
-  await waitReady(redis)
+  if (opts.wait !== false) await waitReady(redis)
   return redis
+}
+
+/**
+ * A pool on the configured database without connecting (the front: it must start while MySQL is down, and it never
+ * creates or migrates the database). Connections are made on first use.
+ */
+export function openDatabaseLazily(ctx: ProcessContext, poolSize: number): Kysely<Database> {
+  const db = createDatabase(ctx.config.databaseUrl, poolSize)
+  ctx.shutdown.register('mysql', () => db.destroy())
+  return db
 }
 
 /** Rebuilds the Redis copies of codes and API keys from MySQL when they are missing; returns the cache. */
@@ -73,7 +88,10 @@ export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis
           await prepareRedisCopies(ctx, db, redis)
         }
       })
-      .catch((err: Error) => ctx.log.warn({ err: err.message }, 'could not check the Redis copies'))
+      .catch((err: Error) => {
+        // While Redis is down the outage is already logged once; this would repeat it every few seconds.
+        if (ctx.redisWatch.downClients().length === 0) ctx.log.warn({ err: err.message }, 'could not check the Redis copies')
+      })
       .finally(() => {
         running = false
       })
