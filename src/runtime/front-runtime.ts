@@ -3,13 +3,17 @@ import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
 import { createFrontApp, type FrontObserver } from '../http/front-app.js'
+import type { StreamObserver } from '../http/stream-routes.js'
 import { mysqlReachable } from '../mysql/connection.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import { followChangeFeed } from '../redis/change-feed.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
+import { watchShardMarks } from '../redis/shard-marks.js'
+import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { ProcessContext } from './process-context.js'
 import { buildSafetyService } from './services.js'
@@ -19,10 +23,12 @@ import { openDatabase, openRedis } from './storage.js'
 export interface FrontRuntime {
   app: HyperExpress.Server
   port: number
+  /** The stream hub (SSE and WebSocket subscriptions). */
+  hub: StreamHub
 }
 
 /** Builds the app and listens on `config.port` (0 picks a free port). */
-export async function startFront(ctx: ProcessContext, observer?: FrontObserver): Promise<FrontRuntime> {
+export async function startFront(ctx: ProcessContext, observer?: FrontObserver & { streams?: (hub: StreamHub) => StreamObserver }): Promise<FrontRuntime> {
   const { config, keys, log } = ctx
   const redis = await openRedis(ctx, 'request', 'front')
   const queueRedis = await openRedis(ctx, 'request', 'front-queue')
@@ -37,12 +43,24 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
   })
   await bindEvents.waitUntilReady()
   const safety = buildSafetyService(db, config.discordApi)
+  // Streams: the feed on its own subscriber connection (named with the prefix, so it can be told apart), the marks.
+  const feed = await followChangeFeed(await openRedis(ctx, 'worker', `stream-feed:${config.redisPrefix}`), keys, (err) => log.warn({ err: err.message }, 'change feed'))
+  const marks = await watchShardMarks(redis, keys, { onError: (err) => log.warn({ err: err.message }, 'shard marks') })
+  const lookup = createCodeLookup(redis, keys)
+  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.warn({ err: err.message }, 'stream read failed') })
+  let closeStreams = () => {}
+  ctx.shutdown.register('streams', async () => {
+    closeStreams()
+    hub.close()
+    marks.stop()
+    await feed.close()
+  })
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
   const app = createFrontApp({
     config,
     log,
-    lookup: createCodeLookup(redis, keys),
+    lookup,
     verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
@@ -64,6 +82,13 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
       checkSafety: (input) => safety.check(input, thresholds),
       threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
     },
+    streams: {
+      hub,
+      ...(observer?.streams === undefined ? {} : { observer: observer.streams(hub) }),
+      registerClose: (close) => {
+        closeStreams = close
+      },
+    },
     ...(observer === undefined ? {} : { observer }),
   })
   await app.listen(config.port, config.host)
@@ -71,5 +96,5 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
   ctx.shutdown.register('http', async () => {
     app.close()
   })
-  return { app, port: app.port }
+  return { app, port: app.port, hub }
 }
