@@ -51,13 +51,15 @@ export async function openSse(origin: string, path: string, headers: Record<stri
   const parseBody = () => {
     // De-chunk what has arrived, then cut complete events (blank-line separated).
     for (;;) {
+      // uWS sends the CRLF that ends a chunk together with the next chunk's size line.
+      if (chunked.startsWith('\r\n')) chunked = chunked.slice(2)
       const nl = chunked.indexOf('\r\n')
       if (nl < 0) return
       const size = parseInt(chunked.slice(0, nl), 16)
-      if (chunked.length < nl + 2 + size + 2) return
+      if (chunked.length < nl + 2 + size) return
       if (size === 0) client.ended = true
       body += chunked.slice(nl + 2, nl + 2 + size)
-      chunked = chunked.slice(nl + 2 + size + 2)
+      chunked = chunked.slice(nl + 2 + size)
       for (;;) {
         const end = body.indexOf('\n\n')
         if (end < 0) break
