@@ -58,12 +58,17 @@ async function main(): Promise<void> {
     // Each delivery of an update carries `T<n>x`; the client records when it saw it.
     const sentAt = new Map<number, number>()
     const latencies: number[] = []
+    const perUpdate = new Map<number, number[]>()
     let initialBlocks = 0
     const seen = (text: string) => {
       const now = performance.now()
       for (const m of text.matchAll(/T(\d+)x/g)) {
         const at = sentAt.get(Number(m[1]))
-        if (at !== undefined) latencies.push(now - at)
+        if (at === undefined) continue
+        latencies.push(now - at)
+        const list = perUpdate.get(Number(m[1])) ?? []
+        list.push(now - at)
+        perUpdate.set(Number(m[1]), list)
       }
     }
     const pick = (s: number) => {
@@ -126,6 +131,9 @@ async function main(): Promise<void> {
     }
     await sleep(1000)
     latencies.sort((a, b) => a - b)
+    if (process.env.PER_UPDATE) {
+      for (const [n, list] of perUpdate) log(`update ${n}: ${list.length} deliveries, first ${Math.min(...list).toFixed(1)} ms, last ${Math.max(...list).toFixed(1)} ms`)
+    }
     log(`${UPDATES} updates, ${latencies.length}/${expected} deliveries: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`)
     console.log(JSON.stringify({ streams: STREAMS, codesPerStream: CODES_PER_STREAM, codes: CODES, deliveries: latencies.length, expected, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), rssBefore, rssAfter, rssPerStreamBytes: perStream }))
     for (const s of sockets) (s as Socket).destroy?.() ?? (s as WebSocket).terminate()
