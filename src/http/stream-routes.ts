@@ -241,8 +241,9 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       message_type: 'String',
       idle_timeout: idleSeconds,
       max_payload_length: 64 * 1024,
-      // Above our own cap, so the last `slow_consumer` message still fits when a stream is cut off.
-      max_backpressure: config.streamMaxBufferedBytes + 64 * 1024,
+      // uWS drops a message sent past this; our cap is checked after each send, so a stream holds at most the cap
+      // plus one message (a block) when it is cut off, and the last `slow_consumer` message must still fit.
+      max_backpressure: 2 * config.streamMaxBufferedBytes + 1024 * 1024,
     },
     (ws: Websocket) => {
       const { client, view, requestId } = ws.context as unknown as WsContext
