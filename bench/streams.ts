@@ -121,18 +121,23 @@ async function main(): Promise<void> {
     log(`front worker RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB -> ${(rssAfter / 2 ** 20).toFixed(1)} MiB: ${(perStream / 1024).toFixed(1)} KiB per open stream`)
 
     let expected = 0
+    const writeMs = new Map<number, number>()
     for (let n = 1; n <= UPDATES; n++) {
       const code = linked[(n * 31) % CODES]!
       const subscribers = [...Array(STREAMS).keys()].filter((s) => pick(s).includes(code)).length
       expected += subscribers
       sentAt.set(n, performance.now())
       await presence.set(code, { shard: 0, status: 'online', activity: renderActivityGroups([{ type: 0, name: `T${n}x` }], 'Roblox') })
+      // The write's own round trip: when Redis itself stalls (it is shared), this shows it.
+      writeMs.set(n, performance.now() - sentAt.get(n)!)
       await sleep(250)
     }
     await sleep(1000)
     latencies.sort((a, b) => a - b)
     if (process.env.PER_UPDATE) {
-      for (const [n, list] of perUpdate) log(`update ${n}: ${list.length} deliveries, first ${Math.min(...list).toFixed(1)} ms, last ${Math.max(...list).toFixed(1)} ms`)
+      for (const [n, list] of perUpdate) {
+        log(`update ${n}: write acknowledged after ${writeMs.get(n)?.toFixed(1)} ms; ${list.length} deliveries, first ${Math.min(...list).toFixed(1)} ms, last ${Math.max(...list).toFixed(1)} ms`)
+      }
     }
     log(`${UPDATES} updates, ${latencies.length}/${expected} deliveries: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`)
     console.log(JSON.stringify({ streams: STREAMS, codesPerStream: CODES_PER_STREAM, codes: CODES, deliveries: latencies.length, expected, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), rssBefore, rssAfter, rssPerStreamBytes: perStream }))
