@@ -5,7 +5,7 @@
 import t from 'tap'
 import { eventually, getText } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
-import { openSse, openWs } from './stream-clients.js'
+import { openSse, openWs } from '../helpers/stream-clients.js'
 
 let g: GatewayStack
 let n = 810000000000000000n

@@ -5,7 +5,7 @@ import { startMetricsServer } from '../../src/metrics/metrics-server.js'
 import { createMetricsRegistry } from '../../src/metrics/registry.js'
 import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
 import { sampleValue, scrape } from '../helpers/prometheus-text.js'
-import { openSse, openWs } from './stream-clients.js'
+import { openSse, openWs } from '../helpers/stream-clients.js'
 
 const registry = createMetricsRegistry()
 let stack: Stack

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { renderActivityGroups } from '../../src/core/activity.js'
 import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
-import { openSse, openWs, type SseClient, type WsClient } from './stream-clients.js'
+import { openSse, openWs, type SseClient, type WsClient } from '../helpers/stream-clients.js'
 
 let stack: Stack
 let user = 300000000000000000n

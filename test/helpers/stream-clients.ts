@@ -1,7 +1,7 @@
 /** Stream clients for the tests: an SSE reader over a raw socket (it can stop reading) and a WebSocket (the ws package). */
 import { connect, type Socket } from 'node:net'
 import WebSocket from 'ws'
-import { eventually } from '../helpers/stack.js'
+import { eventually } from './stack.js'
 
 /** One server-sent event as a client sees it: the data lines joined with \n (the SSE rules). */
 export interface SseEvent {
