@@ -118,6 +118,11 @@ const EnvEntries = v.object({
   UNKNOWN_CODE_BUDGET: v.optional(intString('UNKNOWN_CODE_BUDGET', 0, 1000000), '1000'),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
   BODY_TIMEOUT_MS: v.optional(intString('BODY_TIMEOUT_MS', 50, 60000), '2000'),
+  STREAM_MAX_CODES: v.optional(intString('STREAM_MAX_CODES', 1, 10000), '200'),
+  STREAM_MAX_PER_CLIENT: v.optional(intString('STREAM_MAX_PER_CLIENT', 1, 1000000), '1000'),
+  STREAM_MAX_SUBSCRIPTIONS: v.optional(intString('STREAM_MAX_SUBSCRIPTIONS', 1, 100000000), '2000000'),
+  STREAM_MAX_BUFFERED_BYTES: v.optional(intString('STREAM_MAX_BUFFERED_BYTES', 16384, 1073741824), '524288'),
+  STREAM_HEARTBEAT_MS: v.optional(intString('STREAM_HEARTBEAT_MS', 100, 300000), '15000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'LOG_LEVEL must be a pino level'), 'info'),
   METRICS_PORT: v.optional(intString('METRICS_PORT', 0, 65535), '9464'),
   WORKER_METRICS_PORT: v.optional(intString('WORKER_METRICS_PORT', 0, 65535), '9465'),
@@ -213,6 +218,16 @@ export type Config = Readonly<{
   bindTimeoutMs: number
   /** How long a request body may take to arrive after its headers before the front answers 400 and closes. */
   bodyTimeoutMs: number
+  /** Distinct codes one stream (SSE or WebSocket) may follow. */
+  streamMaxCodes: number
+  /** Open streams one client (IPv4 address or IPv6 /64) may hold on one front worker. */
+  streamMaxPerClient: number
+  /** Code subscriptions (codes summed over open streams) one front worker holds at most. */
+  streamMaxSubscriptions: number
+  /** Bytes a stream may have waiting to be sent before it is cut off as a slow consumer. */
+  streamMaxBufferedBytes: number
+  /** Interval of a stream's heartbeat (SSE comment, WebSocket ping). */
+  streamHeartbeatMs: number
   logLevel: string
   metricsPort: number
   workerMetricsPort: number
@@ -284,6 +299,11 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       unknownCodeBudget: o.UNKNOWN_CODE_BUDGET,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
       bodyTimeoutMs: o.BODY_TIMEOUT_MS,
+      streamMaxCodes: o.STREAM_MAX_CODES,
+      streamMaxPerClient: o.STREAM_MAX_PER_CLIENT,
+      streamMaxSubscriptions: o.STREAM_MAX_SUBSCRIPTIONS,
+      streamMaxBufferedBytes: o.STREAM_MAX_BUFFERED_BYTES,
+      streamHeartbeatMs: o.STREAM_HEARTBEAT_MS,
       logLevel: o.LOG_LEVEL,
       metricsPort: o.METRICS_PORT,
       workerMetricsPort: o.WORKER_METRICS_PORT,

@@ -28,6 +28,7 @@ import { LogRequestSchema } from '../schemas/log-request.js'
 import type { ClientIpResolver } from './client-ip.js'
 import type { RequestCtx } from './route-kit.js'
 import { registerStaffRoutes, type StaffDeps } from './staff-routes.js'
+import { registerStreamRoutes, type StreamDeps } from './stream-routes.js'
 import {
   bindReply,
   jsonError,
@@ -82,6 +83,8 @@ export interface FrontDeps {
   redisUp?(): boolean
   /** Reads behind the info and safety routes; without them those routes are not served. */
   staff?: StaffDeps
+  /** The stream hub and its hooks; without them the stream routes are not served. */
+  streams?: Omit<StreamDeps, 'config' | 'log' | 'lookup' | 'unknownCodeBudget' | 'clientIp' | 'limited'>
   observer?: FrontObserver
 }
 
@@ -231,6 +234,13 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   for (const route of ['callbacks', 'rpc'] as const) {
     app.get(`/api/v1/${route}`, wrap(route, noCodes(route)))
     app.get(`/api/v1/${route}/`, wrap(route, noCodes(route)))
+  }
+
+  if (deps.streams !== undefined) {
+    const { config, lookup, unknownCodeBudget, clientIp } = deps
+    const ctxOf = (client: string): RequestCtx => ({ route: 'stream', requestId: '', ip: client, client, started: 0n })
+    // Opening a stream costs what a callbacks request costs, so it spends the callbacks rate limit.
+    registerStreamRoutes(app, { ...deps.streams, config, log, lookup, unknownCodeBudget, clientIp, limited: (client) => limited('callbacks', ctxOf(client), true) })
   }
 
   app.post('/api/v1/bind', wrap('bind', async (req, _res, ctx) => {

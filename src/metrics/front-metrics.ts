@@ -1,6 +1,8 @@
 /** The front's FrontObserver on prom-client: requests, latency, errors, rate limiting, codes per request, bind outcomes. */
 import type { Registry } from 'prom-client'
 import type { FrontObserver } from '../http/front-app.js'
+import type { StreamObserver } from '../http/stream-routes.js'
+import type { StreamHub } from '../streams/stream-hub.js'
 import {
   BIND_OUTCOMES,
   ERROR_CODES,
@@ -9,11 +11,12 @@ import {
   Metric,
   ROUTES,
   statusLabel,
+  STREAM_KINDS,
 } from './metric-names.js'
-import { counterOf, histogramOf } from './registry.js'
+import { counterOf, gaugeOf, histogramOf } from './registry.js'
 
 /** Registers the front's metrics on `registry` and returns the observer that feeds them. */
-export function createFrontObserver(registry: Registry): FrontObserver {
+export function createFrontObserver(registry: Registry): FrontObserver & { streams(hub: StreamHub): StreamObserver } {
   const requests = counterOf(registry, Metric.httpRequests)
   const duration = histogramOf(registry, Metric.httpRequestDuration)
   const errors = counterOf(registry, Metric.httpErrors)
@@ -25,6 +28,7 @@ export function createFrontObserver(registry: Registry): FrontObserver {
   for (const route of LIMITED_ROUTES) rateLimited.inc({ route }, 0)
   for (const status of BIND_OUTCOMES) binds.inc({ status }, 0)
   return {
+    streams: (hub) => createStreamObserver(registry, hub),
     request(route, status, seconds, error) {
       const r = labelValue(ROUTES, route)
       requests.inc({ route: r, status: statusLabel(status) })
@@ -43,5 +47,26 @@ export function createFrontObserver(registry: Registry): FrontObserver {
     bindOutcome(status) {
       binds.inc({ status: labelValue(BIND_OUTCOMES, status) })
     },
+  }
+}
+
+/** Registers the stream metrics on `registry` and returns the observer that feeds them. */
+function createStreamObserver(registry: Registry, hub: StreamHub): StreamObserver {
+  const open = gaugeOf(registry, Metric.streamsOpen)
+  gaugeOf(registry, Metric.streamSubscriptions, (gauge) => gauge.set(hub.subscriptions))
+  const sent = counterOf(registry, Metric.streamBlocksSent)
+  const slow = counterOf(registry, Metric.streamSlowConsumers)
+  const refused = counterOf(registry, Metric.streamRefusals)
+  for (const kind of STREAM_KINDS) {
+    open.set({ kind }, 0)
+    sent.inc({ kind }, 0)
+    slow.inc({ kind }, 0)
+  }
+  return {
+    opened: (kind) => open.inc({ kind }),
+    closed: (kind) => open.dec({ kind }),
+    sent: (kind, count) => sent.inc({ kind }, count),
+    slowConsumerCut: (kind) => slow.inc({ kind }),
+    refused: (kind, reason) => refused.inc({ kind, reason: labelValue(ERROR_CODES, reason) }),
   }
 }

@@ -184,7 +184,45 @@ export const Metric = {
     labels: ['dependency'],
     process: 'every',
   }),
+  streamsOpen: spec({
+    name: 'presence_link_streams_open',
+    help: 'Open streams on the front, by kind (sse: GET /api/v1/stream, ws: the WebSocket).',
+    kind: 'gauge',
+    labels: ['kind'],
+    process: 'front',
+  }),
+  streamSubscriptions: spec({
+    name: 'presence_link_stream_subscriptions',
+    help: 'Code subscriptions held by the front (codes summed over open streams), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'front',
+  }),
+  streamBlocksSent: spec({
+    name: 'presence_link_stream_blocks_sent_total',
+    help: 'Blocks sent on streams (the first block of each code and every change), by kind.',
+    kind: 'counter',
+    labels: ['kind'],
+    process: 'front',
+  }),
+  streamSlowConsumers: spec({
+    name: 'presence_link_stream_slow_consumers_total',
+    help: 'Streams cut off because more than STREAM_MAX_BUFFERED_BYTES were waiting to be sent, by kind.',
+    kind: 'counter',
+    labels: ['kind'],
+    process: 'front',
+  }),
+  streamRefusals: spec({
+    name: 'presence_link_stream_refusals_total',
+    help: 'Streams and subscriptions refused, by kind and error code (too_many_streams, too_many_codes, stream_capacity, unknown_code_budget, ...).',
+    kind: 'counter',
+    labels: ['kind', 'reason'],
+    process: 'front',
+  }),
 } as const
+
+/** The kinds of stream (the label `kind` of the stream metrics). */
+export const STREAM_KINDS = ['sse', 'ws'] as const
 
 /** Every metric definition, in list order. */
 export const ALL_METRICS: readonly MetricSpec[] = Object.values(Metric)

@@ -3,6 +3,7 @@ import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
 import { createFrontApp, type FrontObserver } from '../http/front-app.js'
+import type { StreamObserver } from '../http/stream-routes.js'
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
@@ -10,10 +11,13 @@ import { createLogProducer, createQueue, createQueueEvents } from '../queue/queu
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../core/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
+import { followChangeFeed } from '../redis/change-feed.js'
 import { waitReady } from '../redis/connection.js'
 import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
+import { watchShardMarks } from '../redis/shard-marks.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
+import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import type { ProcessContext } from './process-context.js'
 import { buildSafetyService } from './services.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, redisCheck } from './readiness.js'
@@ -27,6 +31,8 @@ const REDIS_START_WAIT_MS = 3000
 export interface FrontRuntime {
   app: HyperExpress.Server
   port: number
+  /** The stream hub (SSE and WebSocket subscriptions). */
+  hub: StreamHub
 }
 
 /**
@@ -34,7 +40,11 @@ export interface FrontRuntime {
  * up: the connections keep trying in the background, API routes answer 503 while Redis is down, and /readyz says
  * what is missing. `gauge` receives what each readiness check sees.
  */
-export async function startFront(ctx: ProcessContext, observer?: FrontObserver, gauge?: DependencyGauge): Promise<FrontRuntime> {
+export async function startFront(
+  ctx: ProcessContext,
+  observer?: FrontObserver & { streams?: (hub: StreamHub) => StreamObserver },
+  gauge?: DependencyGauge,
+): Promise<FrontRuntime> {
   const { config, keys, log } = ctx
   const redis = await openRedis(ctx, 'request', 'front', { wait: false })
   const queueRedis = await openRedis(ctx, 'request', 'front-queue', { wait: false })
@@ -59,12 +69,24 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver, 
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
   const safety = buildSafetyService(db, config.discordApi)
+  // Streams: the feed on its own subscriber connection (named with the prefix, so it can be told apart), the marks.
+  const feed = await followChangeFeed(await openRedis(ctx, 'worker', `stream-feed:${config.redisPrefix}`, { wait: false }), keys, (err) => log.warn({ err: err.message }, 'change feed'))
+  const marks = await watchShardMarks(redis, keys, { onError: (err) => log.warn({ err: err.message }, 'shard marks') })
+  const lookup = createCodeLookup(redis, keys)
+  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.warn({ err: err.message }, 'stream read failed') })
+  let closeStreams = () => {}
+  ctx.shutdown.register('streams', async () => {
+    closeStreams()
+    hub.close()
+    marks.stop()
+    await feed.close()
+  })
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
   const app = createFrontApp({
     config,
     log,
-    lookup: createCodeLookup(redis, keys),
+    lookup,
     verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
@@ -82,6 +104,13 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver, 
       checkSafety: (input) => safety.check(input, thresholds),
       threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
     },
+    streams: {
+      hub,
+      ...(observer?.streams === undefined ? {} : { observer: observer.streams(hub) }),
+      registerClose: (close) => {
+        closeStreams = close
+      },
+    },
     ...(observer === undefined ? {} : { observer }),
   })
   await app.listen(config.port, config.host)
@@ -89,5 +118,5 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver, 
   ctx.shutdown.register('http', async () => {
     app.close()
   })
-  return { app, port: app.port }
+  return { app, port: app.port, hub }
 }

@@ -20,6 +20,11 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   maxCodesPerRequest: ['MAX_CODES_PER_REQUEST'],
   unknownCodeBudget: ['UNKNOWN_CODE_BUDGET'],
   bodyTimeoutMs: ['BODY_TIMEOUT_MS'],
+  streamMaxCodes: ['STREAM_MAX_CODES'],
+  streamMaxPerClient: ['STREAM_MAX_PER_CLIENT'],
+  streamMaxSubscriptions: ['STREAM_MAX_SUBSCRIPTIONS'],
+  streamMaxBufferedBytes: ['STREAM_MAX_BUFFERED_BYTES'],
+  streamHeartbeatMs: ['STREAM_HEARTBEAT_MS'],
   apiKey: ['API_KEY'],
   robloxUsersApi: ['ROBLOX_USERS_API'],
   rateLimits: ['RATE_LIMITS'],
@@ -59,7 +64,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
   front: [
     'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
     'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
-    'unknownCodeBudget',
+    'streamHeartbeatMs', 'streamMaxBufferedBytes', 'streamMaxCodes', 'streamMaxPerClient', 'streamMaxSubscriptions', 'unknownCodeBudget',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
