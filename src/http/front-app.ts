@@ -3,7 +3,7 @@
  * (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request path,
  * except the info and safety routes (staff-routes.ts), which read infractions and the watchlist there.
  */
-import { randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import HyperExpress, { type Request, type Response } from 'hyper-express'
 import * as v from 'valibot'
 import type { KeyVerifier } from '../auth/api-key-service.js'
@@ -12,6 +12,7 @@ import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../core/bloc
 import { clientKey } from '../core/client-key.js'
 import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
 import { ErrorCode } from '../core/error-codes.js'
+import { etagOf, ifNoneMatchHits } from '../core/etag.js'
 import { isLogCategory } from '../core/log-categories.js'
 import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
@@ -51,6 +52,20 @@ export interface FrontObserver {
   /** A client passed its unknown-code budget (called once per client and window, whichever front saw it). */
   unknownCodeBudgetExhausted?(route: 'callbacks' | 'rpc'): void
   bindOutcome?(status: string): void
+  /** Codes of one callbacks/rpc/stream lookup answered from the near cache and read from Redis. */
+  nearCache?(hits: number, misses: number): void
+  /** The near cache pushed out its least recently used entry. */
+  nearCacheEvicted?(): void
+  /** Seconds between a change feed message's writer clock and its arrival at this front. */
+  feedLag?(seconds: number): void
+  /** Called once at start with a reader of the read path's state, for gauges read at scrape time. */
+  readPathState?(state: () => ReadPathState): void
+}
+
+/** The read path's state at one moment: near cache entries and whether the change feed is live. */
+export interface ReadPathState {
+  entries: number
+  feedLive: boolean
 }
 
 /** Everything the front needs, built by the entry point (real clients in production and in tests). */
@@ -178,6 +193,7 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler =>
     async (req, _res, ctx) => {
       const raw = req.path_parameters.codes ?? ''
+      const ifNoneMatch = req.headers['if-none-match']
       const rejected = await limited(route, ctx, true)
       if (rejected !== null) return rejected
       const parsed = parseCodesPath(raw, deps.config.maxCodesPerRequest)
@@ -200,7 +216,11 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       }
       let body = ''
       for (let i = 0; i < parsed.codes.length; i++) body += render(parsed.codes[i]!, views[i]!)
-      return { status: 200, type: 'text', body }
+      // SHA-1 is used as a fast digest of our own output here, not for security: a collision would only cost a 304.
+      const etag = etagOf(hash('sha1', body, 'base64url'))
+      const headers = { etag, 'cache-control': 'no-cache' }
+      if (ifNoneMatchHits(ifNoneMatch, etag)) return { status: 304, type: 'text', body: '', headers }
+      return { status: 200, type: 'text', body, headers }
     }
 
   const noCodes = (route: 'callbacks' | 'rpc'): Handler => async (_req, _res, ctx) => {

@@ -8,10 +8,10 @@ import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
-import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { ProcessContext } from './process-context.js'
+import { startReadPath, type ReadPath } from './read-path.js'
 import { buildSafetyService } from './services.js'
 import { openDatabase, openRedis } from './storage.js'
 
@@ -19,6 +19,8 @@ import { openDatabase, openRedis } from './storage.js'
 export interface FrontRuntime {
   app: HyperExpress.Server
   port: number
+  /** The change feed, shard marks, near cache and lookup this worker serves from (streams follow the same). */
+  readPath: ReadPath
 }
 
 /** Builds the app and listens on `config.port` (0 picks a free port). */
@@ -36,13 +38,14 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
   await bindEvents.waitUntilReady()
+  const readPath = await startReadPath(ctx, redis, observer)
   const safety = buildSafetyService(db, config.discordApi)
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
   const app = createFrontApp({
     config,
     log,
-    lookup: createCodeLookup(redis, keys),
+    lookup: readPath.lookup,
     verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
@@ -71,5 +74,5 @@ export async function startFront(ctx: ProcessContext, observer?: FrontObserver):
   ctx.shutdown.register('http', async () => {
     app.close()
   })
-  return { app, port: app.port }
+  return { app, port: app.port, readPath }
 }

@@ -19,6 +19,7 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   trustProxy: ['TRUST_PROXY'],
   maxCodesPerRequest: ['MAX_CODES_PER_REQUEST'],
   unknownCodeBudget: ['UNKNOWN_CODE_BUDGET'],
+  nearCacheEntries: ['NEAR_CACHE_ENTRIES'],
   bodyTimeoutMs: ['BODY_TIMEOUT_MS'],
   apiKey: ['API_KEY'],
   robloxUsersApi: ['ROBLOX_USERS_API'],
@@ -59,7 +60,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
   front: [
     'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
     'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
-    'unknownCodeBudget',
+    'unknownCodeBudget', 'nearCacheEntries',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
