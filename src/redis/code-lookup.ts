@@ -53,6 +53,7 @@ export function createCodeLookup(redis: Redis, keys: RedisKeys, marks: Pick<Shar
   return async (codes) => {
     const views: CodeView[] = new Array(codes.length)
     if (near === undefined || !near.live) {
+      opts.onNearCache?.(0, codes.length)
       const entries = await read(codes)
       const at = now()
       const isLive = (shard: number) => marks.isLive(shard, at)
