@@ -9,7 +9,7 @@ import type { FrontObserver, ReadPathState } from '../../src/http/front-app.js'
 import { followChangeFeed } from '../../src/redis/change-feed.js'
 import { createRedis } from '../../src/redis/connection.js'
 import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
+import { eventually, getText, startStack, type Stack, type Teardown } from '../helpers/stack.js'
 
 /** An observer that keeps what the read path reports. */
 function readPathProbe() {
@@ -48,7 +48,7 @@ const playing = (game: string) => `Playing,\n${game};\n`
 const block = (code: string, username: string, activity: string) => `{${code};\n${username};\n${activity === '' ? 'No activity detected;\n' : activity}}\n`
 
 /** A feed follower of the test's own, to know when a write has been delivered. */
-async function testFollower(t: Tap.Test, stack: Stack) {
+async function testFollower(t: Teardown, stack: Stack) {
   const feed = await followChangeFeed(createRedis(stack.config.redisUrl, 'worker', `near-test-${process.pid}-${Date.now()}`), stack.ctx.keys)
   t.teardown(() => feed.close())
   let seen = 0
