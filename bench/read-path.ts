@@ -4,8 +4,10 @@
  * hyper-express ceiling in the same run (medians of SETTINGS.runs): callbacks and rpc with rate limits off, then again
  * on a second front with rate limiting on (limits raised so one load generator is never refused: the cost measured
  * is the limiter's Redis round trip); and the Redis commands one warm callbacks request sends (MONITOR, counting only
- * this scratch prefix's keys, since the Redis may be shared). Prints a Markdown section.
+ * this scratch prefix's keys, since the Redis may be shared). Prints a Markdown section and appends it to
+ * BENCHMARKS.md (`npm run bench` writes that file first, then runs this).
  */
+import { appendFile } from 'node:fs/promises'
 import type { Redis } from 'ioredis'
 import { QueueName } from '../src/queue/names.js'
 import { createCodeCache } from '../src/redis/code-cache.js'
@@ -112,15 +114,17 @@ async function main(): Promise<void> {
     })
     log(`warm callbacks, rate limits on: ${fixed(warmLimited.perUnit, 3)} Redis commands per request (${warmLimited.byCommand})`)
 
-    console.log(
+    const section = (
       [
         `## Read path (${new Date().toISOString()}, ${SETTINGS.linkedUsers} codes, FRONT_WORKERS=1, ${SETTINGS.connections} connections, ${SETTINGS.runs} runs of ${SETTINGS.loadSeconds} s)`,
         '',
         table(['route', 'service req/s (median)', 'service p99 ms (median)', 'ceiling req/s (median)', 'ratio of medians', 'ratio per run'], rows),
         '',
-        `Redis commands per warm callbacks request (${REQUESTS} sequential requests, MONITOR on this prefix): rate limits off ${fixed(warm.perUnit, 3)} (${warm.byCommand}); rate limits on ${fixed(warmLimited.perUnit, 3)} (${warmLimited.byCommand}).`,
-      ].join('\n'),
+        `Redis commands per warm callbacks request (${REQUESTS} sequential requests, MONITOR on this prefix; commands run inside a rate-limit script and the worker's own queue commands are counted too): rate limits off ${fixed(warm.perUnit, 3)} (${warm.byCommand}); rate limits on ${fixed(warmLimited.perUnit, 3)} (${warmLimited.byCommand}).`,
+      ].join('\n')
     )
+    console.log(section)
+    await appendFile(new URL('../../BENCHMARKS.md', import.meta.url), `\n${section}\n`)
   } finally {
     await stopAll()
     closeHttp()
