@@ -20,6 +20,9 @@ import type { PresenceEntry } from './presence-entry.js'
 export interface NearEntry {
   readonly record: CachedCode | undefined
   readonly presence: PresenceEntry | undefined
+  /** The views made from this entry so far (presence counted, or not), kept so an unchanged entry gives the same object. */
+  liveView?: CodeView
+  idleView?: CodeView
 }
 
 /** A reader's proof of when it sent its read. */
@@ -124,9 +127,14 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
   }
 }
 
-/** What a block shows for a cached entry, judging the presence's shard with `isLive` at serve time. */
+/**
+ * What a block shows for a cached entry, judging the presence's shard with `isLive` at serve time. The same entry
+ * and liveness give the same view object, so callers can tell an unchanged view by identity.
+ */
 export function nearView(entry: NearEntry, isLive: (shard: number) => boolean): CodeView {
   const { record, presence } = entry
-  const counts = presence !== undefined && record?.state === 'active' && !record.paused && isLive(presence.shard)
-  return viewOf(record, counts ? presence.activity : '')
+  if (presence !== undefined && record?.state === 'active' && !record.paused && isLive(presence.shard)) {
+    return (entry.liveView ??= viewOf(record, presence.activity))
+  }
+  return (entry.idleView ??= viewOf(record, ''))
 }

@@ -120,3 +120,13 @@ t.test('the view judges the presence shard at serve time', async (t) => {
   t.same(nearView({ record: { ...e.record!, paused: true }, presence: e.presence }, () => true), { kind: 'paused' })
   t.same(nearView({ record: { ...e.record!, state: 'banned' }, presence: e.presence }, () => true), { kind: 'banned', username: 'Someone' })
 })
+
+t.test('an unchanged entry and liveness give the same view object; a change gives another', async (t) => {
+  const e = entry('Playing,\nChess;\n', 4)
+  const live = nearView(e, () => true)
+  t.equal(nearView(e, () => true), live)
+  const idle = nearView(e, () => false)
+  t.not(idle, live)
+  t.equal(nearView(e, () => false), idle)
+  t.not(nearView(entry('Playing,\nChess;\n', 4), () => true), live, 'a new entry (a new read) gives a new object')
+})
