@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       const app = createFrontApp({
         config: cfg.config,
         log: createLogger('bench', 'silent'),
-        lookup: createCodeLookup(redis, keys),
+        lookup: createCodeLookup(redis, keys, { isLive: () => false }),
         verifyKey: async () => ({ ok: false, message: 'no keys in this measurement' }) as never,
         rateLimit: async () => ({ ok: true }),
         unknownCodeBudget: on ? createUnknownCodeBudget(redis, keys, 1000) : null,
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       }
       app.close()
     }
-    const lookup = createCodeLookup(redis, keys)
+    const lookup = createCodeLookup(redis, keys, { isLive: () => false })
     const spend = createUnknownCodeBudget(redis, keys, 1000)!
     const direct = async (name: string, call: () => Promise<unknown>) => {
       for (let i = 0; i < 200; i++) await call()

@@ -116,6 +116,7 @@ const EnvEntries = v.object({
   ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
   UNKNOWN_CODE_BUDGET: v.optional(intString('UNKNOWN_CODE_BUDGET', 0, 1000000), '1000'),
+  NEAR_CACHE_ENTRIES: v.optional(intString('NEAR_CACHE_ENTRIES', 0, 10000000), '100000'),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
   BODY_TIMEOUT_MS: v.optional(intString('BODY_TIMEOUT_MS', 50, 60000), '2000'),
   STREAM_MAX_CODES: v.optional(intString('STREAM_MAX_CODES', 1, 10000), '200'),
@@ -215,6 +216,8 @@ export type Config = Readonly<{
   rateLimits: RateLimits | null
   /** Distinct unknown codes (not found, or issued but not linked) one client may ask for per hour; 0 = off. */
   unknownCodeBudget: number
+  /** Codes whose views each front worker keeps in memory (the near cache); 0 = off. */
+  nearCacheEntries: number
   bindTimeoutMs: number
   /** How long a request body may take to arrive after its headers before the front answers 400 and closes. */
   bodyTimeoutMs: number
@@ -297,6 +300,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       robloxUsersApi: o.ROBLOX_USERS_API.replace(/\/+$/, ''),
       rateLimits: o.RATE_LIMITS,
       unknownCodeBudget: o.UNKNOWN_CODE_BUDGET,
+      nearCacheEntries: o.NEAR_CACHE_ENTRIES,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
       bodyTimeoutMs: o.BODY_TIMEOUT_MS,
       streamMaxCodes: o.STREAM_MAX_CODES,

@@ -3,7 +3,7 @@
  * (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request path,
  * except the info and safety routes (staff-routes.ts), which read infractions and the watchlist there.
  */
-import { randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import HyperExpress, { type Request, type Response } from 'hyper-express'
 import * as v from 'valibot'
 import type { KeyVerifier } from '../auth/api-key-service.js'
@@ -13,6 +13,7 @@ import { clientKey } from '../core/client-key.js'
 import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
 import { ErrorCode } from '../core/error-codes.js'
 import { IDEMPOTENCY_WINDOW_SECONDS, parseIdempotencyKey } from '../core/idempotency-key.js'
+import { etagOf, ifNoneMatchHits } from '../core/etag.js'
 import { isLogCategory } from '../core/log-categories.js'
 import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
@@ -45,6 +46,9 @@ import {
   type Reply,
 } from './respond.js'
 
+/** Callbacks/rpc answers remembered per route (by raw path), to skip parsing, rendering and hashing when unchanged. */
+export const REMEMBERED_ANSWERS = 256
+
 /** Largest accepted JSON body, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024
 
@@ -56,6 +60,20 @@ export interface FrontObserver {
   /** A client passed its unknown-code budget (called once per client and window, whichever front saw it). */
   unknownCodeBudgetExhausted?(route: 'callbacks' | 'rpc'): void
   bindOutcome?(status: string): void
+  /** Codes of one callbacks/rpc/stream lookup answered from the near cache and read from Redis. */
+  nearCache?(hits: number, misses: number): void
+  /** The near cache pushed out its least recently used entry. */
+  nearCacheEvicted?(): void
+  /** Seconds between a change feed message's writer clock and its arrival at this front. */
+  feedLag?(seconds: number): void
+  /** Called once at start with a reader of the read path's state, for gauges read at scrape time. */
+  readPathState?(state: () => ReadPathState): void
+}
+
+/** The read path's state at one moment: near cache entries and whether the change feed is live. */
+export interface ReadPathState {
+  entries: number
+  feedLive: boolean
 }
 
 /** Everything the front needs, built by the entry point (real clients in production and in tests). */
@@ -196,20 +214,30 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     const check = await deps.verifyKey(req.headers.authorization)
     return check.ok ? { ok: true, keyName: check.name, keyId: check.id } : { ok: false, reply: unauthorized(check.message) }
   }
-  const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler =>
-    async (req, _res, ctx) => {
+  const blocks = (route: 'callbacks' | 'rpc', render: (code: string, view: CodeView) => string): Handler => {
+    // The last answer per raw path: when every view the lookup returns is the same object as last time (the near cache
+    // hands out one view object per entry and liveness), the body and its ETag are the same too.
+    const remembered = new Map<string, { codes: readonly string[]; views: readonly CodeView[]; body: string; etag: string }>()
+    return async (req, _res, ctx) => {
       const raw = req.path_parameters.codes ?? ''
+      const ifNoneMatch = req.headers['if-none-match']
       const rejected = await limited(route, ctx, true)
       if (rejected !== null) return rejected
-      const parsed = parseCodesPath(raw, deps.config.maxCodesPerRequest)
-      if (!parsed.ok) {
-        return textError(400, parsed.reason === 'too_many_codes' ? ErrorCode.TooManyCodes : ErrorCode.NoUsableCode, parsed.message)
+      const last = remembered.get(raw)
+      let codes: readonly string[]
+      if (last !== undefined) codes = last.codes
+      else {
+        const parsed = parseCodesPath(raw, deps.config.maxCodesPerRequest)
+        if (!parsed.ok) {
+          return textError(400, parsed.reason === 'too_many_codes' ? ErrorCode.TooManyCodes : ErrorCode.NoUsableCode, parsed.message)
+        }
+        codes = parsed.codes
       }
-      observer?.codesPerRequest?.(route, parsed.codes.length)
-      const views = await deps.lookup(parsed.codes)
+      observer?.codesPerRequest?.(route, codes.length)
+      const views = await deps.lookup(codes)
       // Only requests with unknown codes pay this round trip: polling linked codes costs what it always did.
       const budget = deps.unknownCodeBudget
-      const unknown = budget == null ? [] : unknownCodes(parsed.codes, views)
+      const unknown = budget == null ? [] : unknownCodes(codes, views)
       if (budget != null && unknown.length > 0) {
         const spent = await budget(ctx.client, unknown)
         if (!spent.ok) {
@@ -219,10 +247,28 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
           })
         }
       }
-      let body = ''
-      for (let i = 0; i < parsed.codes.length; i++) body += render(parsed.codes[i]!, views[i]!)
-      return { status: 200, type: 'text', body }
+      let body: string
+      let etag: string
+      if (last !== undefined && sameObjects(last.views, views)) ({ body, etag } = last)
+      else {
+        body = ''
+        for (let i = 0; i < codes.length; i++) body += render(codes[i]!, views[i]!)
+        // SHA-1 is used as a fast digest of our own output here, not for security: a collision would only cost a 304.
+        etag = etagOf(hash('sha1', body, 'base64url'))
+        remembered.delete(raw)
+        remembered.set(raw, { codes, views, body, etag })
+        if (remembered.size > REMEMBERED_ANSWERS) remembered.delete(remembered.keys().next().value as string)
+      }
+      const headers = { etag, 'cache-control': 'no-cache' }
+      if (ifNoneMatchHits(ifNoneMatch, etag)) {
+        // hyper-express 6.17 on uWS 20.30 ends a 304 without a declared length with `Content-Length: 9223372036854775808`,
+        // and with the 200's length it leaves the connection unfinished (it never closes). A 304 has no body whatever
+        // its Content-Length says (RFC 9112 6.3), so 0 is what we declare.
+        return { status: 304, type: 'text', body: '', headers: { ...headers, 'content-length': '0' } }
+      }
+      return { status: 200, type: 'text', body, headers }
     }
+  }
 
   const noCodes = (route: 'callbacks' | 'rpc'): Handler => async (_req, _res, ctx) => {
     const rejected = await limited(route, ctx, true)
@@ -359,6 +405,12 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID(), req)
   })
   return app
+}
+
+function sameObjects(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** The whole body, or null when it has not all arrived within `ms` (a Content-Length larger than what was sent). */

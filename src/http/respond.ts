@@ -32,10 +32,11 @@ export function send(res: Response, reply: Reply, requestId: string, req?: Reque
   const bodyPending = req !== undefined && !req.received
   if (bodyPending) req.received = true
   res.status(reply.status)
-  res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
+  // A 304 carries no body, so no content type (RFC 9110 15.4.5); its ETag and Cache-Control come in `headers`.
+  if (reply.status !== 304) res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
   res.header('x-request-id', requestId)
   res.header('cache-control', 'no-store')
-  if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v)
+  if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v, true)
   if (bodyPending) res.header('connection', 'close')
   res.send(reply.body, bodyPending)
 }

@@ -1,6 +1,9 @@
-/** The front's FrontObserver on prom-client: requests, latency, errors, rate limiting, codes per request, bind outcomes. */
+/**
+ * The front's FrontObserver on prom-client: requests, latency, errors, rate limiting, codes per request, bind outcomes,
+ * and the read path (near cache hits, misses, evictions and entries; change feed lag and liveness).
+ */
 import type { Registry } from 'prom-client'
-import type { FrontObserver } from '../http/front-app.js'
+import type { FrontObserver, ReadPathState } from '../http/front-app.js'
 import type { StreamObserver } from '../http/stream-routes.js'
 import type { StreamHub } from '../streams/stream-hub.js'
 import {
@@ -24,6 +27,16 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
   const codes = histogramOf(registry, Metric.codesPerRequest)
   const budgetExhausted = counterOf(registry, Metric.unknownCodeBudgetExhausted)
   const binds = counterOf(registry, Metric.bindOutcomes)
+  const hits = counterOf(registry, Metric.nearCacheHits)
+  const misses = counterOf(registry, Metric.nearCacheMisses)
+  const evictions = counterOf(registry, Metric.nearCacheEvictions)
+  const feedLag = histogramOf(registry, Metric.feedLag)
+  let readPath: (() => ReadPathState) | undefined
+  gaugeOf(registry, Metric.nearCacheEntries, (gauge) => gauge.set(readPath?.().entries ?? 0))
+  gaugeOf(registry, Metric.feedLive, (gauge) => gauge.set(readPath?.().feedLive === true ? 1 : 0))
+  hits.inc(0)
+  misses.inc(0)
+  evictions.inc(0)
   // Series that exist from the start, so rate() sees their first increment instead of a series appearing at 1.
   for (const route of LIMITED_ROUTES) rateLimited.inc({ route }, 0)
   for (const status of BIND_OUTCOMES) binds.inc({ status }, 0)
@@ -46,6 +59,19 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
     },
     bindOutcome(status) {
       binds.inc({ status: labelValue(BIND_OUTCOMES, status) })
+    },
+    nearCache(hit, miss) {
+      if (hit > 0) hits.inc(hit)
+      if (miss > 0) misses.inc(miss)
+    },
+    feedLag(seconds) {
+      feedLag.observe(seconds)
+    },
+    nearCacheEvicted() {
+      evictions.inc()
+    },
+    readPathState(state) {
+      readPath = state
     },
   }
 }

@@ -37,6 +37,9 @@ export const JOB_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.
 /** Codes-per-request buckets: one player up to MAX_CODES_PER_REQUEST's default (200). */
 export const CODES_PER_REQUEST_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200] as const
 
+/** Change feed lag buckets in seconds: 250 µs (same host) to 5 s (a stalled subscriber or clock skew). */
+export const FEED_LAG_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
+
 const spec = <L extends string>(s: MetricSpec<L>): MetricSpec<L> => s
 
 /** The metric list. */
@@ -217,6 +220,49 @@ export const Metric = {
     help: 'Streams and subscriptions refused, by kind and error code (too_many_streams, too_many_codes, stream_capacity, unknown_code_budget, ...).',
     kind: 'counter',
     labels: ['kind', 'reason'],
+    process: 'front',
+  }),
+  nearCacheHits: spec({
+    name: 'presence_link_near_cache_hits_total',
+    help: 'Codes of callbacks, rpc and stream lookups answered from the front worker\'s near cache.',
+    kind: 'counter',
+    labels: [],
+    process: 'front',
+  }),
+  nearCacheMisses: spec({
+    name: 'presence_link_near_cache_misses_total',
+    help: 'Codes of callbacks, rpc and stream lookups read from Redis (not cached, or the change feed not live).',
+    kind: 'counter',
+    labels: [],
+    process: 'front',
+  }),
+  nearCacheEvictions: spec({
+    name: 'presence_link_near_cache_evictions_total',
+    help: 'Near cache entries pushed out by NEAR_CACHE_ENTRIES (least recently used first).',
+    kind: 'counter',
+    labels: [],
+    process: 'front',
+  }),
+  nearCacheEntries: spec({
+    name: 'presence_link_near_cache_entries',
+    help: 'Codes held in the near caches (summed over front workers), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'front',
+  }),
+  feedLag: spec({
+    name: 'presence_link_feed_lag_seconds',
+    help: 'Time from a change feed message\'s write (the writer\'s clock) to its arrival at a front worker.',
+    kind: 'histogram',
+    labels: [],
+    process: 'front',
+    buckets: FEED_LAG_BUCKETS,
+  }),
+  feedLive: spec({
+    name: 'presence_link_feed_live',
+    help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
     process: 'front',
   }),
 } as const

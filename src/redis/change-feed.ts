@@ -3,8 +3,9 @@
  *
  * The feed is live only between a confirmed SUBSCRIBE and the next loss of the connection: messages published while
  * a follower is not subscribed are lost, so a follower that caches views must drop them all when the feed stops
- * being live (`onLive(false)`) and cache nothing until it is live again. Subscribing is done here on every `ready`
- * (ioredis's own re-subscribe is off so the moment the feed is live again is known exactly).
+ * being live (`onLive(false)`) and cache nothing until it is live again. Subscribing is done here on every `ready`,
+ * and liveness starts only when that SUBSCRIBE is confirmed: ioredis may re-subscribe on its own first, and messages
+ * it delivers before then are ignored, which is safe because a follower caches nothing read before it turned live.
  */
 import type { Redis } from 'ioredis'
 import { decodeFeedMessage, type FeedChange } from '../core/feed-message.js'

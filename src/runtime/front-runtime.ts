@@ -11,14 +11,13 @@ import { createLogProducer, createQueue, createQueueEvents } from '../queue/queu
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../core/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
-import { followChangeFeed } from '../redis/change-feed.js'
 import { waitReady } from '../redis/connection.js'
-import { createCodeLookup } from '../redis/code-lookup.js'
 import { createRateLimits } from '../redis/rate-limits.js'
 import { watchShardMarks } from '../redis/shard-marks.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import type { ProcessContext } from './process-context.js'
+import { startReadPath, type ReadPath } from './read-path.js'
 import { buildSafetyService } from './services.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, redisCheck } from './readiness.js'
 import { watchBull } from './redis-watch.js'
@@ -33,6 +32,8 @@ export interface FrontRuntime {
   port: number
   /** The stream hub (SSE and WebSocket subscriptions). */
   hub: StreamHub
+  /** The change feed, shard marks, near cache and lookup this worker serves from (streams follow the same). */
+  readPath: ReadPath
 }
 
 /**
@@ -68,25 +69,23 @@ export async function startFront(
   )
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
+  const readPath = await startReadPath(ctx, redis, observer)
   const safety = buildSafetyService(db, config.discordApi)
-  // Streams: the feed on its own subscriber connection (named with the prefix, so it can be told apart), the marks.
-  const feed = await followChangeFeed(await openRedis(ctx, 'worker', `stream-feed:${config.redisPrefix}`, { wait: false }), keys, (err) => log.warn({ err: err.message }, 'change feed'))
-  const marks = await watchShardMarks(redis, keys, { onError: (err) => log.warn({ err: err.message }, 'shard marks') })
-  const lookup = createCodeLookup(redis, keys)
-  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.warn({ err: err.message }, 'stream read failed') })
+  // Streams follow the read path's feed and marks and read through its lookup (and so its near cache). While Redis is
+  // down the outage is logged once by the connection watch; a failed read is retried by the hub.
+  const { feed, marks, lookup } = readPath
+  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.debug({ err: err.message }, 'stream read failed') })
   let closeStreams = () => {}
   ctx.shutdown.register('streams', async () => {
     closeStreams()
     hub.close()
-    marks.stop()
-    await feed.close()
   })
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
 
   const app = createFrontApp({
     config,
     log,
-    lookup,
+    lookup: readPath.lookup,
     verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
@@ -118,5 +117,5 @@ export async function startFront(
   ctx.shutdown.register('http', async () => {
     app.close()
   })
-  return { app, port: app.port, hub }
+  return { app, port: app.port, hub, readPath }
 }

@@ -19,6 +19,7 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   trustProxy: ['TRUST_PROXY'],
   maxCodesPerRequest: ['MAX_CODES_PER_REQUEST'],
   unknownCodeBudget: ['UNKNOWN_CODE_BUDGET'],
+  nearCacheEntries: ['NEAR_CACHE_ENTRIES'],
   bodyTimeoutMs: ['BODY_TIMEOUT_MS'],
   streamMaxCodes: ['STREAM_MAX_CODES'],
   streamMaxPerClient: ['STREAM_MAX_PER_CLIENT'],
@@ -64,7 +65,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
   front: [
     'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
     'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
-    'streamHeartbeatMs', 'streamMaxBufferedBytes', 'streamMaxCodes', 'streamMaxPerClient', 'streamMaxSubscriptions', 'unknownCodeBudget',
+    'streamHeartbeatMs', 'streamMaxBufferedBytes', 'streamMaxCodes', 'streamMaxPerClient', 'streamMaxSubscriptions', 'unknownCodeBudget', 'nearCacheEntries',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',

@@ -52,7 +52,7 @@ t.test('feed loss: after the front feed connection is killed, changes made meanw
   t.teardown(() => sse.close())
   await sse.next()
   // Only this front's feed subscriber: it is named with this test's Redis prefix (Redis is shared with other tests).
-  const name = `presence-link:test:stream-feed:${g.stack.config.redisPrefix}`
+  const name = `presence-link:test:feed:${g.stack.config.redisPrefix}`
   const kill = async () => {
     const list = String(await g.stack.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
     const id = list.split('\n').find((line) => line.includes(`name=${name} `))?.match(/^id=(\d+)/)?.[1]

@@ -1,0 +1,62 @@
+/**
+ * A front worker's read path: the change feed follower (its own subscriber connection), the shard marks watcher,
+ * the near cache they keep current, and the lookup over them. Streams use the same feed, marks and lookup.
+ */
+import type { Redis } from 'ioredis'
+import type { FrontObserver } from '../http/front-app.js'
+import { createNearCache, type NearCache } from '../core/near-cache.js'
+import { followChangeFeed, type ChangeFeed } from '../redis/change-feed.js'
+import { createRedis } from '../redis/connection.js'
+import { createCodeLookup, type CodeLookup } from '../redis/code-lookup.js'
+import { watchShardMarks, type ShardMarks } from '../redis/shard-marks.js'
+import type { ProcessContext } from './process-context.js'
+import { watchRedisClient } from './redis-watch.js'
+
+/** What the read path reports, for metrics (the front's observer has these hooks). */
+export type ReadPathObserver = Pick<FrontObserver, 'nearCache' | 'nearCacheEvicted' | 'feedLag' | 'readPathState'>
+
+/** A started read path. */
+export interface ReadPath {
+  lookup: CodeLookup
+  feed: ChangeFeed
+  marks: ShardMarks
+  near: NearCache
+}
+
+/**
+ * Starts the feed follower and the marks watcher over `redis` (for the marks and reads) and a new subscriber
+ * connection, named `<process>:feed:<REDIS_PREFIX>`, and wires them to a near cache of NEAR_CACHE_ENTRIES.
+ */
+export async function startReadPath(ctx: ProcessContext, redis: Redis, observer?: ReadPathObserver): Promise<ReadPath> {
+  const { config, keys, log } = ctx
+  const near = createNearCache(config.nearCacheEntries, () => observer?.nearCacheEvicted?.())
+  const subscriber = createRedis(config.redisUrl, 'worker', `${ctx.name}:feed:${keys.prefix}`)
+  // Outages are logged once per change by the connection watch; the marks' and feed's own errors are details.
+  watchRedisClient(ctx.redisWatch, 'feed', subscriber)
+  ctx.shutdown.register('redis:feed', async () => {
+    await subscriber.quit().catch(() => subscriber.disconnect())
+  })
+  const marks = await watchShardMarks(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not read the shard marks') })
+  ctx.shutdown.register('shard-marks', () => marks.stop())
+  const feed = await followChangeFeed(subscriber, keys, (err) => log.debug({ err: err.message }, 'could not subscribe to the change feed'))
+  ctx.shutdown.register('change-feed', () => feed.close())
+
+  feed.onLive((live) => {
+    near.setLive(live)
+    log.info({ live }, live ? 'change feed live: near cache on' : 'change feed lost: near cache dropped')
+  })
+  feed.onChange((change) => {
+    if (change.all) near.invalidateAll()
+    else near.invalidate(change.codes)
+    if (Number.isFinite(change.sentAt)) observer?.feedLag?.(Math.max(0, Date.now() - change.sentAt) / 1000)
+  })
+  marks.onTransition((shards) => near.dropShards(shards))
+  near.setLive(feed.live)
+  observer?.readPathState?.(() => ({ entries: near.size, feedLive: feed.live }))
+
+  const lookup = createCodeLookup(redis, keys, marks, {
+    near,
+    ...(observer?.nearCache === undefined ? {} : { onNearCache: (hits: number, misses: number) => observer.nearCache!(hits, misses) }),
+  })
+  return { lookup, feed, marks, near }
+}
