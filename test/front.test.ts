@@ -115,7 +115,7 @@ t.test('front with Redis and MySQL down', async (t) => {
     t.same(lines.filter((l) => l.includes('    at ')), [], 'no stack trace lines')
     const down = front.entries().filter((e) => e.msg === 'redis unreachable')
     const clients = new Set(down.map((e) => e.client))
-    t.same([...clients].sort(), ['front', 'front-events', 'front-queue'])
+    t.same([...clients].sort(), ['feed', 'front', 'front-events', 'front-queue'], 'the reads, the queue, the bind events and the change feed')
     // The outage at start and the kills: one line each, a BullMQ blocking connection may add one; a client whose
     // reconnect happened to fall after the restart saw no outage at all.
     const outages = OUTAGES + 1

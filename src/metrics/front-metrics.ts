@@ -77,9 +77,22 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
 }
 
 /** Registers the stream metrics on `registry` and returns the observer that feeds them. */
+/** The stream metrics of one registry, shared by every hub observed into it (a process may run more than one front). */
+const streamMetrics = new WeakMap<Registry, { observer: StreamObserver; hubs: Set<StreamHub> }>()
+
 function createStreamObserver(registry: Registry, hub: StreamHub): StreamObserver {
+  const known = streamMetrics.get(registry)
+  if (known !== undefined) {
+    known.hubs.add(hub)
+    return known.observer
+  }
+  const hubs = new Set<StreamHub>([hub])
   const open = gaugeOf(registry, Metric.streamsOpen)
-  gaugeOf(registry, Metric.streamSubscriptions, (gauge) => gauge.set(hub.subscriptions))
+  gaugeOf(registry, Metric.streamSubscriptions, (gauge) => {
+    let total = 0
+    for (const h of hubs) total += h.subscriptions
+    gauge.set(total)
+  })
   const sent = counterOf(registry, Metric.streamBlocksSent)
   const slow = counterOf(registry, Metric.streamSlowConsumers)
   const refused = counterOf(registry, Metric.streamRefusals)
@@ -88,11 +101,13 @@ function createStreamObserver(registry: Registry, hub: StreamHub): StreamObserve
     sent.inc({ kind }, 0)
     slow.inc({ kind }, 0)
   }
-  return {
+  const observer: StreamObserver = {
     opened: (kind) => open.inc({ kind }),
     closed: (kind) => open.dec({ kind }),
     sent: (kind, count) => sent.inc({ kind }, count),
     slowConsumerCut: (kind) => slow.inc({ kind }),
     refused: (kind, reason) => refused.inc({ kind, reason: labelValue(ERROR_CODES, reason) }),
   }
+  streamMetrics.set(registry, { observer, hubs })
+  return observer
 }
