@@ -1,6 +1,9 @@
 /** Redis connections, shaped per use: commands fail fast for request paths, block forever for BullMQ workers. */
 import { Redis } from 'ioredis'
 
+/** The longest pause between two reconnect attempts (a local TCP connect costs next to nothing). */
+export const RECONNECT_CAP_MS = 500
+
 /** How a connection is used. */
 export type RedisRole = 'request' | 'worker'
 
@@ -11,7 +14,9 @@ export function createRedis(url: string, role: RedisRole, name: string): Redis {
     lazyConnect: false,
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableOfflineQueue: role === 'worker',
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+    // Reconnect attempts at most RECONNECT_CAP_MS apart: a connection is back within half a second of Redis, so a
+    // revocation written meanwhile (or repaired by the reconciler) reaches every front within a second.
+    retryStrategy: (times) => Math.min(times * 100, RECONNECT_CAP_MS),
   })
 }
 
