@@ -252,7 +252,7 @@ function HttpService:CreateWebStreamClient(kind, options)
     sock:send("GET " .. path .. " HTTP/1.1\r\nHost: " .. parsed.host .. "\r\nAccept: text/event-stream\r\n\r\n")
     sock:settimeout(0)
     local buffer = ""
-    local status, chunked = nil, false
+    local status, chunked, chunkEnd = nil, false, false
     local body = ""
     local data = {}
     while not client.closed do
@@ -281,17 +281,27 @@ function HttpService:CreateWebStreamClient(kind, options)
       end
       if status ~= nil then
         if chunked then
+          -- A chunk's data is read as soon as it is there: the CRLF that ends it may come only with the next write
+          -- (the front sends it with the next chunk, so waiting for it would hold every event back by one).
           while true do
+            if chunkEnd then
+              if #buffer < 2 then
+                break
+              end
+              buffer = string.sub(buffer, 3)
+              chunkEnd = false
+            end
             local size, after = string.match(buffer, "^(%x+)[^\r\n]*\r\n()")
             if size == nil then
               break
             end
             local n = tonumber(size, 16)
-            if #buffer < after - 1 + n + 2 then
+            if #buffer < after - 1 + n then
               break
             end
             body = body .. string.sub(buffer, after, after + n - 1)
-            buffer = string.sub(buffer, after + n + 2)
+            buffer = string.sub(buffer, after + n)
+            chunkEnd = true
           end
         else
           body = body .. buffer
