@@ -973,7 +973,8 @@ function Watcher:openStream()
   if isSocket then
     table.insert(stream.connections, client.Opened:Connect(function()
       if self.stream == stream then
-        self:send("subscribe", list)
+        -- The codes watched now: one added while the connection was opening could not be sent then.
+        self:send("subscribe", self:list())
       end
     end))
   end

@@ -1,12 +1,12 @@
 /**
  * The Roblox module's `watch` over the service's real streams: the Lua module (clients/roblox/PresenceLink.lua)
  * under lua5.1 with the test stand-in for HttpService (test/clients/roblox/harness.lua, whose WebStreamClient speaks
- * SSE over a raw socket), against the real front and the Discord sandbox. Polling is made impossible (a poll
+ * SSE or WebSocket over a raw socket), against the real front and the Discord sandbox. Polling is made impossible (a poll
  * interval and a stream retry of an hour), so every block must have come through the stream.
  */
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -31,24 +31,60 @@ function lua(script: string, env: Record<string, string>): Promise<any> {
   })
 }
 
-t.test('watch over the real SSE stream', async (t) => {
-  const g: GatewayStack = await startGatewayStack(t)
-  const api = g.stack.api
+/** Two linked players and the environment of the stream scenario. */
+async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: string; env: Record<string, string> }> {
+  const g = await startGatewayStack(t)
   const aliceId = '870000000000000011'
   const bobId = '870000000000000012'
   const code = await g.codeFor(aliceId, 'alice')
   const second = await g.codeFor(bobId, 'bob')
   t.equal((await g.bind(code, 'Alice_R', 5151)).status, 200)
   t.equal((await g.bind(second, 'Bob_R', 5252)).status, 200)
-  const env = { BASE_URL: api, API_KEY: g.stack.apiKey, CONTROL_URL: `${g.sandbox.url}/control`, CODE: code, SECOND_CODE: second, USER_ID_DISCORD: aliceId, SECOND_USER_ID_DISCORD: bobId }
+  const env = {
+    BASE_URL: g.stack.api,
+    API_KEY: g.stack.apiKey,
+    CONTROL_URL: `${g.sandbox.url}/control`,
+    CODE: code,
+    SECOND_CODE: second,
+    USER_ID_DISCORD: aliceId,
+    SECOND_USER_ID_DISCORD: bobId,
+  }
+  return { g, code, second, env }
+}
 
-  const out = await lua('stream.lua', env)
+t.test('watch over the real SSE stream', async (t) => {
+  const { g, code, second, env } = await setUp(t)
+  const api = g.stack.api
+  const out = await lua('stream.lua', { ...env, STREAM: 'sse' })
   t.same(out.requests, [], 'nothing was polled: every block came through the stream')
   t.match(out.first, { code, marker: ';', username: 'Alice_R' })
   t.equal(out.modeAfterFirst, 'stream')
   t.same(out.changed.activities, [{ lines: ['Playing', 'Terraria'] }], 'the presence change made in the sandbox arrived')
   t.match(out.added, { code: second, marker: ';', username: 'Bob_R' })
   t.same(out.streams, [`${api}/stream/${code}`, `${api}/stream/${code}&${second}`, `${api}/stream/${second}`], 'reopened on add and on remove')
+  t.same(out.afterRemove, [second], 'after remove, only the remaining code is delivered')
+  t.equal(out.mode, 'stream')
+  t.same(out.errors, [], 'no error was reported')
+})
+
+t.test('watch over the real WebSocket', async (t) => {
+  const { g, code, second, env } = await setUp(t)
+  const out = await lua('stream.lua', { ...env, STREAM: 'websocket' })
+  t.same(out.requests, [], 'nothing was polled: every block came through the WebSocket')
+  t.match(out.first, { code, marker: ';', username: 'Alice_R' })
+  t.equal(out.modeAfterFirst, 'stream')
+  t.same(out.changed.activities, [{ lines: ['Playing', 'Terraria'] }], 'the presence change made in the sandbox arrived')
+  t.match(out.added, { code: second, marker: ';', username: 'Bob_R' })
+  t.same(out.streams, [`${g.stack.api.replace(/^http/, 'ws')}/ws`], 'one connection for the whole scenario')
+  t.same(
+    out.sent.map((m: string) => JSON.parse(m)),
+    [
+      { op: 'subscribe', codes: [code] },
+      { op: 'subscribe', codes: [second] },
+      { op: 'unsubscribe', codes: [code] },
+    ],
+    'add and remove (un)subscribe on the open connection',
+  )
   t.same(out.afterRemove, [second], 'after remove, only the remaining code is delivered')
   t.equal(out.mode, 'stream')
   t.same(out.errors, [], 'no error was reported')

@@ -1,10 +1,11 @@
--- stream: watch over the service's real SSE stream, with polling made impossible (a poll interval and a stream
--- retry far beyond the scenario): the first blocks, a presence change made in the sandbox, and the stream reopened
--- with the new code list on :add and :remove, all arrive through the stream.
+-- stream: watch over the service's real stream (STREAM: "sse" or "websocket"), with polling made impossible (a poll
+-- interval and a stream retry far beyond the scenario): the first blocks, a presence change made in the sandbox, and
+-- after :add and :remove (SSE reopens its stream with the new list; a WebSocket sends subscribe/unsubscribe) the new
+-- code's block and changes, all arrive through the stream.
 local Harness = require("harness")
 
 Harness.run(function()
-  local link, http = Harness.link({ pollInterval = 3600, streamRetrySeconds = 3600 })
+  local link, http = Harness.link({ pollInterval = 3600, streamRetrySeconds = 3600, stream = Harness.env("STREAM") })
   local code = Harness.env("CODE")
   local second = Harness.env("SECOND_CODE")
   local seen = {}
@@ -64,13 +65,16 @@ Harness.run(function()
   end
   local mode = watcher.mode
   watcher:stop()
-  local streams, gets = {}, {}
+  local streams, sent, gets = {}, {}, {}
   for i = 1, #http.requests do
     if http.requests[i].method == "STREAM" then
       table.insert(streams, http.requests[i].url)
+    elseif http.requests[i].method == "SEND" then
+      table.insert(sent, http.requests[i].url)
     else
       table.insert(gets, http.requests[i].url)
     end
   end
-  Harness.emit({ first = first, modeAfterFirst = modeAfterFirst, changed = changed, added = added, afterRemove = afterRemove, mode = mode, errors = errors, streams = streams, requests = gets })
+  Harness.emit({ first = first, modeAfterFirst = modeAfterFirst, changed = changed, added = added, afterRemove = afterRemove,
+    mode = mode, errors = errors, streams = streams, sent = sent, requests = gets })
 end)
