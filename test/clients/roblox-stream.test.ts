@@ -89,3 +89,13 @@ t.test('watch over the real WebSocket', async (t) => {
   t.equal(out.mode, 'stream')
   t.same(out.errors, [], 'no error was reported')
 })
+
+t.test('watch: a player who joins while the WebSocket is opening is subscribed when it opens', async (t) => {
+  const { code, second, env } = await setUp(t)
+  const out = await lua('stream-opening.lua', env)
+  t.match(out.first, { code, username: 'Alice_R' })
+  t.match(out.second, { code: second, username: 'Bob_R' }, "the joining player's block arrived")
+  t.same(out.changed.activities, [{ lines: ['Playing', 'Factorio'] }], "the joining player's presence change arrived")
+  t.same(out.sent.map((m: string) => JSON.parse(m)), [{ op: 'subscribe', codes: [code, second] }], 'one subscribe with both codes')
+  t.equal(out.polled, 0, 'nothing was polled')
+})
