@@ -730,6 +730,9 @@ end
 local Watcher = {}
 Watcher.__index = Watcher
 
+-- How long a stream that just opened may take to deliver its first blocks before watch polls anyway.
+local STREAM_FIRST_BLOCKS_SECONDS = 5
+
 local function blockKey(block)
   local parts = { block.code, block.marker or ";", block.username or "", block.message or "" }
   for i = 1, #(block.activities or {}) do
@@ -916,6 +919,8 @@ end
 function Watcher:streamFailed(detail)
   self:closeStream()
   self.nextStreamTry = self.link.clock() + self.link.streamRetry
+  -- Poll at once rather than at the end of the round the stream was expected to fill.
+  self.dirty = true
   self:report({ kind = "stream", detail = detail })
 end
 
@@ -948,6 +953,8 @@ function Watcher:openStream()
   end
   local stream = { client = client, connections = {}, codes = list }
   self.stream = stream
+  -- The service sends every code's block as soon as the stream opens; polling waits this long for them.
+  self.streamDeadline = link.clock() + math.min(STREAM_FIRST_BLOCKS_SECONDS, link.pollInterval)
   table.insert(stream.connections, client.MessageReceived:Connect(function(message)
     if self.stream == stream then
       self:onStreamMessage(message)
@@ -966,7 +973,8 @@ function Watcher:openStream()
   if isSocket then
     table.insert(stream.connections, client.Opened:Connect(function()
       if self.stream == stream then
-        self:send("subscribe", list)
+        -- The codes watched now: one added while the connection was opening could not be sent then.
+        self:send("subscribe", self:list())
       end
     end))
   end
@@ -995,6 +1003,8 @@ function Watcher:resubscribe(added, removed)
   else
     self:closeStream()
     self.nextStreamTry = 0
+    -- Reopened at once with the new list (a removal too: the loop may be asleep for a whole poll interval).
+    self.dirty = true
   end
 end
 
@@ -1006,13 +1016,19 @@ function Watcher:run()
     if self.stream == nil and link.clock() >= self.nextStreamTry then
       self:openStream()
     end
-    -- Poll until the stream delivers its first message (and whenever there is none), so nothing is ever missed.
-    if self.mode ~= "stream" then
+    -- Poll whenever there is no stream, and when a stream opened but has not delivered within
+    -- STREAM_FIRST_BLOCKS_SECONDS, so nothing is ever missed; a stream that is opening is given that long first
+    -- (it sends every code's block at once), so a join does not cost a poll as well as a stream.
+    local waitingForStream = self.stream ~= nil and self.mode ~= "stream" and link.clock() < self.streamDeadline
+    if self.mode ~= "stream" and not waitingForStream then
       self:pollOnce()
     end
     -- Sleep until the next round, in steps of at most a second so a new code (add) is read within a second;
     -- codes added together within that second share one request.
     local nextRound = link.clock() + link.pollInterval
+    if waitingForStream then
+      nextRound = math.min(nextRound, self.streamDeadline)
+    end
     while not self.stopped and not self.dirty and link.clock() < nextRound do
       link.sleep(math.min(1, nextRound - link.clock()))
     end

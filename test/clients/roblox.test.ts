@@ -79,7 +79,9 @@ t.test('the shared tables: the Lua normalizer and parser agree with the TypeScri
 })
 
 t.test('against the real service and the Discord sandbox', async (t) => {
-  const g: GatewayStack = await startGatewayStack(t)
+  // One stream per client: the watch test holds it, so the module's own stream is refused (the stream itself is
+  // tested in roblox-stream.test.ts).
+  const g: GatewayStack = await startGatewayStack(t, { env: { STREAM_MAX_PER_CLIENT: '1' } })
   const api = g.stack.api
   const player = { USERNAME: 'Lua_Player', USER_ID: '4242' }
   const env = { BASE_URL: api, API_KEY: g.stack.apiKey, CONTROL_URL: `${g.sandbox.url}/control` }
@@ -174,11 +176,17 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     t.same(out.none, { count: 0, requests: 0 })
   })
 
-  t.test('watch: no stream on this service, so it falls back to polling and still delivers a presence change', async (t) => {
+  t.test('watch: the service refuses the stream, so it falls back to polling and still delivers a presence change', async (t) => {
     const bobId = '870000000000000004'
     const second = await g.codeFor(bobId, 'bob')
     t.equal((await g.bind(second, 'Bob_R', 4343)).status, 200)
+    // This client's one stream is taken: the module's is refused with 429 too_many_streams.
+    const holder = new AbortController()
+    const held = await fetch(`${api}/stream/${code}`, { signal: holder.signal })
+    t.equal(held.status, 200)
+    t.teardown(() => holder.abort())
     const out = await lua('watch.lua', { ...env, CODE: code, SECOND_CODE: second, USER_ID_DISCORD: aliceId })
+    holder.abort()
     t.equal(out.first.code, code)
     t.same(likeExpected(out.changed, { activities: [] }).activities, [{ lines: ['Playing', 'Terraria'] }])
     t.equal(out.repeats, 0, 'an unchanged block is not delivered again')
@@ -186,7 +194,7 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     t.equal(out.mode, 'poll')
     t.same(out.streams, [`${api}/stream/${code}`], 'the SSE stream was tried first, once')
     t.match(out.errors[0], { kind: 'stream' })
-    t.match(out.errors[0].detail, /^stream error 404/)
+    t.match(out.errors[0].detail, /^stream error 429/)
     t.equal(out.lastPollUrl, `${api}/callbacks/${second}`, 'after remove, only the remaining code is polled')
   })
 })

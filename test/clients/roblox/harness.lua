@@ -3,7 +3,8 @@ Test harness for clients/roblox/PresenceLink.lua under Lua 5.1: a stand-in for t
 module uses, written for these tests and talking to the real service over real sockets.
 
   HttpService    RequestAsync (lua-socket http), JSONEncode/JSONDecode (lua-cjson), CreateWebStreamClient
-                 (an SSE client over a TCP socket, with MessageReceived/Opened/Error/Closed signals)
+                 (SSE or WebSocket over a TCP socket, with MessageReceived/Opened/Error/Closed signals and, on a
+                 WebSocket, Send; the WebSocket handshake checks Sec-WebSocket-Accept with a pure-Lua SHA-1)
   Secret         a value that prints as "Secret(presence_link)" and cannot be concatenated or compared; AddPrefix/AddSuffix only,
                  and only this HttpService can read it (as the engine does with HttpService:GetSecret)
   task           spawn and wait over coroutines, with a run loop that sleeps when every task waits
@@ -19,8 +20,12 @@ local http = require("socket.http")
 local url = require("socket.url")
 local ltn12 = require("ltn12")
 local cjson = require("cjson")
+local mime = require("mime")
 
 local Harness = {}
+
+-- WebSocket keys and masks are random, as a real client's.
+math.randomseed(math.floor(socket.gettime() * 1000) % 2147483647)
 
 ------------------------------------------------------------------------------------------------------------------
 -- Scheduler (task.spawn / task.wait)
@@ -161,6 +166,8 @@ end
 local HttpService = {}
 HttpService.__index = HttpService
 
+local wsFrame, readWebSocket
+
 --- A fresh HttpService; `log` (optional) collects every request as { method, url, headers }.
 function Harness.httpService(log)
   return setmetatable({ requests = log or {} }, HttpService)
@@ -206,6 +213,226 @@ function HttpService:RequestAsync(request)
   }
 end
 
+------------------------------------------------------------------------------------------------------------------
+-- WebSocket (RFC 6455) pieces: Lua 5.1 has no bit operations, so they are done on numbers, bit by bit (only the
+-- handshake's SHA-1 and the client frames' masking need them, on a few bytes).
+
+local TWO32 = 4294967296
+
+local function bitwise(a, b, bits, keep)
+  local result, place = 0, 1
+  for _ = 1, bits do
+    local x, y = a % 2, b % 2
+    if keep(x, y) then
+      result = result + place
+    end
+    a, b, place = (a - x) / 2, (b - y) / 2, place * 2
+  end
+  return result
+end
+local function isAnd(x, y)
+  return x == 1 and y == 1
+end
+local function isOr(x, y)
+  return x == 1 or y == 1
+end
+local function isXor(x, y)
+  return x ~= y
+end
+local function band(a, b)
+  return bitwise(a, b, 32, isAnd)
+end
+local function bor(a, b)
+  return bitwise(a, b, 32, isOr)
+end
+local function bxor(a, b)
+  return bitwise(a, b, 32, isXor)
+end
+local function rol(a, n)
+  return (a * 2 ^ n) % TWO32 + math.floor(a / 2 ^ (32 - n))
+end
+
+--- SHA-1 of a string, as 20 raw bytes (FIPS 180-4).
+function Harness.sha1(message)
+  local length = #message
+  message = message .. "\128" .. string.rep("\0", (55 - length) % 64)
+  local bits = length * 8
+  local tail = {}
+  for i = 8, 1, -1 do
+    tail[i] = string.char(bits % 256)
+    bits = math.floor(bits / 256)
+  end
+  message = message .. table.concat(tail)
+  local h = { 0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0 }
+  for chunk = 1, #message, 64 do
+    local w = {}
+    for i = 0, 15 do
+      local b1, b2, b3, b4 = string.byte(message, chunk + i * 4, chunk + i * 4 + 3)
+      w[i] = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+    end
+    for i = 16, 79 do
+      w[i] = rol(bxor(bxor(bxor(w[i - 3], w[i - 8]), w[i - 14]), w[i - 16]), 1)
+    end
+    local a, b, c, d, e = h[1], h[2], h[3], h[4], h[5]
+    for i = 0, 79 do
+      local f, k
+      if i < 20 then
+        f, k = bor(band(b, c), band(TWO32 - 1 - b, d)), 0x5A827999
+      elseif i < 40 then
+        f, k = bxor(bxor(b, c), d), 0x6ED9EBA1
+      elseif i < 60 then
+        f, k = bor(bor(band(b, c), band(b, d)), band(c, d)), 0x8F1BBCDC
+      else
+        f, k = bxor(bxor(b, c), d), 0xCA62C1D6
+      end
+      local temp = (rol(a, 5) + f + e + k + w[i]) % TWO32
+      e, d, c, b, a = d, c, rol(b, 30), a, temp
+    end
+    h[1], h[2], h[3], h[4], h[5] = (h[1] + a) % TWO32, (h[2] + b) % TWO32, (h[3] + c) % TWO32, (h[4] + d) % TWO32, (h[5] + e) % TWO32
+  end
+  local out = {}
+  for i = 1, 5 do
+    local v = h[i]
+    for j = 4, 1, -1 do
+      out[(i - 1) * 4 + j] = string.char(v % 256)
+      v = math.floor(v / 256)
+    end
+  end
+  return table.concat(out)
+end
+
+--- Sec-WebSocket-Accept for a Sec-WebSocket-Key.
+function Harness.websocketAccept(key)
+  return (mime.b64(Harness.sha1(key .. "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")))
+end
+
+local function randomBytes(n)
+  local out = {}
+  for i = 1, n do
+    out[i] = string.char(math.random(0, 255))
+  end
+  return table.concat(out)
+end
+
+-- A client frame: FIN, the opcode, the length, and the payload masked with a random key (a server must refuse an
+-- unmasked client frame).
+wsFrame = function(opcode, payload)
+  local n = #payload
+  local head
+  if n < 126 then
+    head = string.char(128 + opcode, 128 + n)
+  elseif n < 65536 then
+    head = string.char(128 + opcode, 128 + 126, math.floor(n / 256), n % 256)
+  else
+    local bytes = {}
+    local rest = n
+    for i = 8, 1, -1 do
+      bytes[i] = string.char(rest % 256)
+      rest = math.floor(rest / 256)
+    end
+    head = string.char(128 + opcode, 128 + 127) .. table.concat(bytes)
+  end
+  local mask = randomBytes(4)
+  local masked = {}
+  for i = 1, n do
+    masked[i] = string.char(bitwise(string.byte(payload, i), string.byte(mask, (i - 1) % 4 + 1), 8, isXor))
+  end
+  return head .. mask .. table.concat(masked)
+end
+
+-- The upgrade, then server frames: text messages fire MessageReceived (fragments joined), pings are answered, a
+-- close is answered and, unless normal (1000), fires Error with its status and reason.
+readWebSocket = function(client, sock, host, path)
+  local key = mime.b64(randomBytes(16))
+  sock:send("GET " .. path .. " HTTP/1.1\r\nHost: " .. host .. "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    .. "Sec-WebSocket-Key: " .. key .. "\r\nSec-WebSocket-Version: 13\r\n\r\n")
+  sock:settimeout(0)
+  local buffer = ""
+  local fragments = {}
+  while not client.closed do
+    local piece, recvErr, partial = sock:receive(8192)
+    piece = piece or partial
+    if piece ~= nil and piece ~= "" then
+      buffer = buffer .. piece
+    elseif recvErr == "closed" then
+      return
+    else
+      Harness.sleep(0.02)
+    end
+    if not client.open then
+      local head, rest = string.match(buffer, "^(.-)\r\n\r\n(.*)$")
+      if head ~= nil then
+        local status = tonumber(string.match(head, "^HTTP/%S+ (%d+)"))
+        local accept = string.match(string.lower(head), "\r\nsec%-websocket%-accept: *([^\r\n]*)")
+        if status ~= 101 then
+          client.Error:Fire(status or 0, "the WebSocket upgrade was refused (HTTP " .. tostring(status) .. ")")
+          return
+        end
+        if accept ~= string.lower(Harness.websocketAccept(key)) then
+          client.Error:Fire(status, "wrong Sec-WebSocket-Accept")
+          return
+        end
+        buffer = rest
+        client.open = true
+        client.Opened:Fire(status)
+      end
+    end
+    while client.open and not client.closed and #buffer >= 2 do
+      local b1, b2 = string.byte(buffer, 1, 2)
+      local opcode = b1 % 16
+      local n = b2 % 128
+      local start = 3
+      if n == 126 then
+        if #buffer < 4 then
+          break
+        end
+        n = string.byte(buffer, 3) * 256 + string.byte(buffer, 4)
+        start = 5
+      elseif n == 127 then
+        if #buffer < 10 then
+          break
+        end
+        n = 0
+        for i = 3, 10 do
+          n = n * 256 + string.byte(buffer, i)
+        end
+        start = 11
+      end
+      if #buffer < start - 1 + n then
+        break
+      end
+      local payload = string.sub(buffer, start, start + n - 1)
+      buffer = string.sub(buffer, start + n)
+      if opcode == 1 or opcode == 0 then
+        table.insert(fragments, payload)
+        if b1 >= 128 then
+          local message = table.concat(fragments)
+          fragments = {}
+          client.MessageReceived:Fire(message)
+        end
+      elseif opcode == 9 then
+        sock:settimeout(2)
+        sock:send(wsFrame(10, payload))
+        sock:settimeout(0)
+      elseif opcode == 8 then
+        local status = 1005
+        if #payload >= 2 then
+          status = string.byte(payload, 1) * 256 + string.byte(payload, 2)
+        end
+        sock:settimeout(2)
+        sock:send(wsFrame(8, string.sub(payload, 1, 2)))
+        client.open = false
+        if status ~= 1000 then
+          client.Error:Fire(status, string.sub(payload, 3))
+        end
+        return
+      end
+    end
+  end
+end
+
+local readSse
+
 -- An SSE client over a raw socket: status line, headers, then (chunked or plain) event-stream body. Events fire
 -- MessageReceived with their data lines joined by LF, as EventSource does.
 function HttpService:CreateWebStreamClient(kind, options)
@@ -216,25 +443,37 @@ function HttpService:CreateWebStreamClient(kind, options)
     Closed = newSignal(),
     closed = false,
   }
-  table.insert(self.requests, { method = "STREAM", url = options.Url, kind = kind })
+  local requests = self.requests
+  table.insert(requests, { method = "STREAM", url = options.Url, kind = kind })
   function client:Close()
     if not self.closed then
       self.closed = true
+      if self.open then
+        self.open = false
+        pcall(function()
+          self.sock:settimeout(1)
+          self.sock:send(wsFrame(8, string.char(3, 232)))
+        end)
+      end
       if self.sock ~= nil then
         self.sock:close()
       end
       self.Closed:Fire()
     end
   end
-  function client:Send()
-    error("Send works only on WebSocket clients")
+  function client:Send(message)
+    if kind ~= "WebSocket" then
+      error("Send works only on WebSocket clients")
+    end
+    if not self.open or self.closed then
+      error("the WebSocket is not open")
+    end
+    table.insert(requests, { method = "SEND", url = message })
+    self.sock:settimeout(2)
+    self.sock:send(wsFrame(1, message))
+    self.sock:settimeout(0)
   end
   Harness.spawn(function()
-    if kind ~= "SSE" then
-      client.Error:Fire(0, "the test stand-in speaks SSE only")
-      client:Close()
-      return
-    end
     local parsed = url.parse(options.Url)
     local sock = socket.tcp()
     client.sock = sock
@@ -249,78 +488,95 @@ function HttpService:CreateWebStreamClient(kind, options)
     if parsed.query then
       path = path .. "?" .. parsed.query
     end
-    sock:send("GET " .. path .. " HTTP/1.1\r\nHost: " .. parsed.host .. "\r\nAccept: text/event-stream\r\n\r\n")
-    sock:settimeout(0)
-    local buffer = ""
-    local status, chunked = nil, false
-    local body = ""
-    local data = {}
-    while not client.closed do
-      local piece, recvErr, partial = sock:receive(8192)
-      piece = piece or partial
-      if piece ~= nil and piece ~= "" then
-        buffer = buffer .. piece
-      elseif recvErr == "closed" then
-        break
-      else
-        Harness.sleep(0.02)
-      end
-      if status == nil then
-        local head, rest = string.match(buffer, "^(.-)\r\n\r\n(.*)$")
-        if head ~= nil then
-          status = tonumber(string.match(head, "^HTTP/%S+ (%d+)"))
-          chunked = string.find(string.lower(head), "transfer%-encoding: chunked") ~= nil
-          buffer = rest
-          if status ~= 200 or not string.find(string.lower(head), "content%-type: text/event%-stream") then
-            client.Error:Fire(status or 0, "not an event stream (HTTP " .. tostring(status) .. ")")
-            client:Close()
-            return
-          end
-          client.Opened:Fire(status)
-        end
-      end
-      if status ~= nil then
-        if chunked then
-          while true do
-            local size, after = string.match(buffer, "^(%x+)[^\r\n]*\r\n()")
-            if size == nil then
-              break
-            end
-            local n = tonumber(size, 16)
-            if #buffer < after - 1 + n + 2 then
-              break
-            end
-            body = body .. string.sub(buffer, after, after + n - 1)
-            buffer = string.sub(buffer, after + n + 2)
-          end
-        else
-          body = body .. buffer
-          buffer = ""
-        end
-        while true do
-          local line, rest = string.match(body, "^(.-)\r?\n(.*)$")
-          if line == nil then
-            break
-          end
-          body = rest
-          if line == "" then
-            if #data > 0 then
-              client.MessageReceived:Fire(table.concat(data, "\n"))
-              data = {}
-            end
-          elseif string.sub(line, 1, 5) == "data:" then
-            local value = string.sub(line, 6)
-            if string.sub(value, 1, 1) == " " then
-              value = string.sub(value, 2)
-            end
-            table.insert(data, value)
-          end
-        end
-      end
+    if kind == "WebSocket" then
+      readWebSocket(client, sock, parsed.host .. ":" .. tostring(parsed.port), path)
+    else
+      readSse(client, sock, parsed.host, path)
     end
     client:Close()
   end)
   return client
+end
+
+readSse = function(client, sock, host, path)
+  sock:send("GET " .. path .. " HTTP/1.1\r\nHost: " .. host .. "\r\nAccept: text/event-stream\r\n\r\n")
+  sock:settimeout(0)
+  local buffer = ""
+  local status, chunked, chunkEnd = nil, false, false
+  local body = ""
+  local data = {}
+  while not client.closed do
+    local piece, recvErr, partial = sock:receive(8192)
+    piece = piece or partial
+    if piece ~= nil and piece ~= "" then
+      buffer = buffer .. piece
+    elseif recvErr == "closed" then
+      break
+    else
+      Harness.sleep(0.02)
+    end
+    if status == nil then
+      local head, rest = string.match(buffer, "^(.-)\r\n\r\n(.*)$")
+      if head ~= nil then
+        status = tonumber(string.match(head, "^HTTP/%S+ (%d+)"))
+        chunked = string.find(string.lower(head), "transfer%-encoding: chunked") ~= nil
+        buffer = rest
+        if status ~= 200 or not string.find(string.lower(head), "content%-type: text/event%-stream") then
+          client.Error:Fire(status or 0, "not an event stream (HTTP " .. tostring(status) .. ")")
+          return
+        end
+        client.Opened:Fire(status)
+      end
+    end
+    if status ~= nil then
+      if chunked then
+        -- A chunk's data is read as soon as it is there: the CRLF that ends it may come only with the next write
+        -- (the front sends it with the next chunk, so waiting for it would hold every event back by one).
+        while true do
+          if chunkEnd then
+            if #buffer < 2 then
+              break
+            end
+            buffer = string.sub(buffer, 3)
+            chunkEnd = false
+          end
+          local size, after = string.match(buffer, "^(%x+)[^\r\n]*\r\n()")
+          if size == nil then
+            break
+          end
+          local n = tonumber(size, 16)
+          if #buffer < after - 1 + n then
+            break
+          end
+          body = body .. string.sub(buffer, after, after + n - 1)
+          buffer = string.sub(buffer, after + n)
+          chunkEnd = true
+        end
+      else
+        body = body .. buffer
+        buffer = ""
+      end
+      while true do
+        local line, rest = string.match(body, "^(.-)\r?\n(.*)$")
+        if line == nil then
+          break
+        end
+        body = rest
+        if line == "" then
+          if #data > 0 then
+            client.MessageReceived:Fire(table.concat(data, "\n"))
+            data = {}
+          end
+        elseif string.sub(line, 1, 5) == "data:" then
+          local value = string.sub(line, 6)
+          if string.sub(value, 1, 1) == " " then
+            value = string.sub(value, 2)
+          end
+          table.insert(data, value)
+        end
+      end
+    end
+  end
 end
 
 ------------------------------------------------------------------------------------------------------------------

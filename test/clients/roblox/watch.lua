@@ -1,5 +1,6 @@
--- watch: the stream is tried first (the stand-in's SSE client), falls back to polling when the service has no
--- stream, re-reads as players join and leave, and delivers a presence change made in the sandbox.
+-- watch: the stream is tried first (the stand-in's SSE client), falls back to polling when the service refuses it
+-- (the test holds the one stream it allows), re-reads as players join and leave, and delivers a presence change
+-- made in the sandbox.
 local Harness = require("harness")
 
 Harness.run(function()
