@@ -4,6 +4,7 @@
  */
 import t from 'tap'
 import { renderActivityGroups } from '../../src/core/activity.js'
+import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
 import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
 import { openSse, openWs, type SseClient, type WsClient } from '../helpers/stream-clients.js'
 
@@ -45,6 +46,8 @@ t.before(async () => {
     consumers: [],
   })
   await stack.presence.heartbeat(0, Date.now() + 3_600_000)
+  // The front's marks watcher reads the marks once a second: a shard marked after it started counts from its next read.
+  await new Promise((resolve) => setTimeout(resolve, MARKS_REFRESH_MS + 200))
 })
 t.afterEach(async () => {
   for (const s of streams.splice(0)) s.close()
