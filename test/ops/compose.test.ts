@@ -23,7 +23,9 @@ const ENTRIES: Record<ComposeProcess, string> = { front: 'src/front.ts', worker:
 
 t.test('docker-compose.yml', async (t) => {
   const text = await readFile(join(ROOT, 'docker-compose.yml'), 'utf8')
-  const doc = parse(text, { merge: true }) as { services: Record<string, { environment?: Record<string, unknown>; ports?: string[] }> }
+  const doc = parse(text, { merge: true }) as {
+    services: Record<string, { environment?: Record<string, unknown>; ports?: string[]; healthcheck?: { test?: string[] } }>
+  }
 
   t.test('is valid for docker-compose config -q', { skip: await skipUnlessTool('docker-compose', 'docker-compose') }, async (t) => {
     const compose = (await which('docker-compose')) ?? 'docker-compose'
@@ -47,6 +49,14 @@ t.test('docker-compose.yml', async (t) => {
     }
     t.same(doc.services.mysql?.environment?.MYSQL_PASSWORD, '${MYSQL_PASSWORD:?set MYSQL_PASSWORD (URL-safe characters) in .env}')
     t.notMatch(text, /\$\{[A-Z_]*(PASSWORD|TOKEN|SECRET|API_KEY)[A-Z_]*:?-[^}]/, 'no secret has a non-empty default')
+  })
+
+  t.test('health-checks every service (docker-compose ps shows which one is unhealthy)', async (t) => {
+    for (const [name, service] of Object.entries(doc.services)) {
+      t.ok(Array.isArray(service.healthcheck?.test) && service.healthcheck.test.length > 1, `${name} has a health check`)
+    }
+    t.match(doc.services.worker?.healthcheck?.test?.join(' '), /readyz/, 'the worker is checked on its readiness')
+    t.match(doc.services.gateway?.healthcheck?.test?.join(' '), /readyz/, 'the gateway is checked on its readiness')
   })
 
   t.test('publishes Prometheus and Grafana on 127.0.0.1 only', async (t) => {
