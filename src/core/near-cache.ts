@@ -50,6 +50,11 @@ export interface NearCache {
   readonly evictions: number
   /** Whether puts are accepted (the feed is live and the capacity is not 0). */
   readonly live: boolean
+  /**
+   * Changes whenever what `get` would return may have changed (an accepted put, an eviction, an invalidation, a drop);
+   * `get` itself does not change it. A reader seeing the same version sees the same entries.
+   */
+  readonly version: number
 }
 
 /** Slots of the per-code generation table (a power of two). */
@@ -70,9 +75,11 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
   let allGeneration = 0
   let live = false
   let evictions = 0
+  let version = 0
 
   const dropAll = () => {
     allGeneration = ++generation
+    version++
     entries.clear()
   }
 
@@ -89,6 +96,7 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
     ticket: () => generation,
     put(code, entry, ticket) {
       if (!live || capacity === 0 || ticket < allGeneration || ticket < slotGeneration[slotOf(code)]!) return false
+      version++
       entries.delete(code)
       entries.set(code, entry)
       if (entries.size > capacity) {
@@ -101,6 +109,7 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
     },
     invalidate(codes) {
       const at = ++generation
+      version++
       for (const code of codes) {
         slotGeneration[slotOf(code)] = at
         entries.delete(code)
@@ -113,6 +122,7 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
     },
     dropShards(shards) {
       const dropped = new Set(shards)
+      version++
       for (const [code, entry] of entries) if (entry.presence !== undefined && dropped.has(entry.presence.shard)) entries.delete(code)
     },
     get size() {
@@ -123,6 +133,9 @@ export function createNearCache(capacity: number, onEvict?: () => void): NearCac
     },
     get live() {
       return live && capacity > 0
+    },
+    get version() {
+      return version
     },
   }
 }

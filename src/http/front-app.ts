@@ -49,6 +49,9 @@ import {
 /** Callbacks/rpc answers remembered per route (by raw path), to skip parsing, rendering and hashing when unchanged. */
 export const REMEMBERED_ANSWERS = 256
 
+/** Client IP resolutions remembered per front (socket IP and X-Forwarded-For pairs); the table is emptied when full. */
+export const REMEMBERED_CLIENTS = 4096
+
 /** Largest accepted JSON body, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024
 
@@ -118,6 +121,25 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const app = new HyperExpress.Server({ max_body_length: Number.POSITIVE_INFINITY, trust_proxy: false })
   const { log, observer } = deps
 
+  // The client IP and limit key of a socket IP and X-Forwarded-For pair, remembered: a polling client sends the same
+  // pair again and again, and parsing them is a measurable part of a near-cache answer. Both are pure functions of the
+  // pair, so a remembered result is the one they would give; the table is emptied when it reaches its bound, and long
+  // X-Forwarded-For values are not kept (each entry stays small).
+  const clients = new Map<string, { ip: string; client: string }>()
+  const clientOf = (socketIp: string, forwardedFor: string | undefined): { ip: string; client: string } => {
+    const pairKey = forwardedFor === undefined ? socketIp : `${socketIp}\n${forwardedFor}`
+    let known = clients.get(pairKey)
+    if (known === undefined) {
+      const ip = deps.clientIp(socketIp, forwardedFor)
+      known = { ip, client: clientKey(ip) }
+      if (pairKey.length <= 256) {
+        if (clients.size >= REMEMBERED_CLIENTS) clients.clear()
+        clients.set(pairKey, known)
+      }
+    }
+    return known
+  }
+
   const finish = (res: Response, ctx: RequestCtx, reply: Reply, req?: Request) => {
     send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
@@ -132,12 +154,12 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   const wrap = (route: string, handler: Handler) => (req: Request, res: Response) => {
     // uWS request data is only valid synchronously: read the IP and headers before any await.
     const given = req.headers['x-request-id']
-    const ip = deps.clientIp(req.ip, req.headers['x-forwarded-for'])
+    const { ip, client } = clientOf(req.ip, req.headers['x-forwarded-for'])
     const ctx: RequestCtx = {
       route,
       requestId: given !== undefined && REQUEST_ID.test(given) ? given : randomUUID(),
       ip,
-      client: clientKey(ip),
+      client,
       started: process.hrtime.bigint(),
     }
     if (deps.redisUp?.() === false && route !== 'healthz' && route !== 'readyz') {

@@ -33,9 +33,19 @@ export interface CodeLookupOptions {
 }
 
 /** Creates the lookup over a Redis client and the shard marks watcher. */
-export function createCodeLookup(redis: Redis, keys: RedisKeys, marks: Pick<ShardMarks, 'isLive'>, opts: CodeLookupOptions = {}): CodeLookup {
+export function createCodeLookup(
+  redis: Redis,
+  keys: RedisKeys,
+  marks: Pick<ShardMarks, 'isLive'> & Partial<Pick<ShardMarks, 'version' | 'stableUntil'>>,
+  opts: CodeLookupOptions = {},
+): CodeLookup {
   const now = opts.now ?? Date.now
   const near = opts.near
+  // The views last answered for a codes array answered wholly from the near cache, with what they depended on: the
+  // cache's version, the marks' version and the time until which no mark lapses. While all three hold, the same codes
+  // give the same views, so a caller asking again with the same array (the front remembers one per path) skips the
+  // per-code cache reads. Those skipped reads do not refresh the entries' recency in the cache's LRU order.
+  const answered = new WeakMap<readonly string[], { views: readonly CodeView[]; version: number; marks: number; from: number; until: number }>()
   const read = async (codes: readonly string[]): Promise<NearEntry[]> => {
     const [records, presences] = await Promise.all([redis.hmget(keys.codes, ...codes), redis.hmget(keys.presence, ...codes)])
     const entries: NearEntry[] = new Array(codes.length)
@@ -61,6 +71,11 @@ export function createCodeLookup(redis: Redis, keys: RedisKeys, marks: Pick<Shar
       return views
     }
     let at = now()
+    const known = answered.get(codes)
+    if (known !== undefined && known.version === near.version && known.marks === marks.version && at >= known.from && at < known.until) {
+      opts.onNearCache?.(codes.length, 0)
+      return known.views.slice()
+    }
     let isLive = (shard: number) => marks.isLive(shard, at)
     const missing: number[] = []
     for (let i = 0; i < codes.length; i++) {
@@ -69,7 +84,12 @@ export function createCodeLookup(redis: Redis, keys: RedisKeys, marks: Pick<Shar
       else views[i] = nearView(entry, isLive)
     }
     opts.onNearCache?.(codes.length - missing.length, missing.length)
-    if (missing.length === 0) return views
+    if (missing.length === 0) {
+      if (marks.version !== undefined && marks.stableUntil !== undefined) {
+        answered.set(codes, { views: views.slice(), version: near.version, marks: marks.version, from: at, until: marks.stableUntil(at) })
+      }
+      return views
+    }
     // The ticket is taken before the read is sent: a write the read may have missed is announced after it.
     const ticket = near.ticket()
     const wanted = missing.map((i) => codes[i]!)

@@ -18,6 +18,10 @@ export const MARKS_REFRESH_MS = 1000
 export interface ShardMarks {
   /** True when `shard`'s mark, as last read, is later than `at` (epoch ms). */
   isLive(shard: number, at: number): boolean
+  /** Changes each time the marks are read again: while it and the time window of `stableUntil` hold, `isLive` answers the same. */
+  readonly version: number
+  /** The earliest mark later than `at` (Infinity when none): from `at` until then, `isLive` answers as it does at `at`. */
+  stableUntil(at: number): number
   /** Calls `listener` with the shards whose liveness changed since the previous check; returns a stop function. */
   onTransition(listener: (shards: readonly number[]) => void): () => void
   /** Reads the marks now and reports transitions (the timer does this every `everyMs`). */
@@ -38,6 +42,7 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
   const now = opts.now ?? Date.now
   const listeners = new Set<(shards: readonly number[]) => void>()
   let marks = new Map<number, number>()
+  let version = 0
   let wasLive = new Set<number>()
 
   const check = () => {
@@ -56,6 +61,7 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
       const next = new Map<number, number>()
       for (const [shard, until] of Object.entries(raw)) next.set(Number(shard), Number(until))
       marks = next
+      version++
     } catch (err) {
       // Unreadable marks keep their last value: a lapse is still noticed by time, a revival when Redis answers.
       opts.onError?.(err as Error)
@@ -68,6 +74,14 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
   timer.unref()
   return {
     isLive: (shard, at) => (marks.get(shard) ?? 0) > at,
+    get version() {
+      return version
+    },
+    stableUntil(at) {
+      let until = Number.POSITIVE_INFINITY
+      for (const mark of marks.values()) if (mark > at && mark < until) until = mark
+      return until
+    },
     onTransition(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

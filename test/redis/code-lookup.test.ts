@@ -1,0 +1,69 @@
+/**
+ * The read path's lookup (src/redis/code-lookup.ts) against the real Redis: asked again with the same codes array it
+ * may answer from what it answered last, but never past a change of the near cache, a new read of the shard marks, or
+ * the moment a mark lapses.
+ */
+import t from 'tap'
+import { renderActivityGroups } from '../../src/core/activity.js'
+import { renderCallbackBlock } from '../../src/core/blocks.js'
+import { createNearCache } from '../../src/core/near-cache.js'
+import { createCodeLookup } from '../../src/redis/code-lookup.js'
+import { watchShardMarks } from '../../src/redis/shard-marks.js'
+import { startStack } from '../helpers/stack.js'
+
+const GAME = (name: string) => renderActivityGroups([{ type: 0, name }], 'Roblox')
+
+t.test('the same codes array is answered again only while nothing it depends on changed', async (t) => {
+  const stack = await startStack(t, { front: false, consumers: [] })
+  const { code } = await stack.codes.issue('400000000000000001')
+  const bound = await stack.codes.bind(code.code, { platformUserId: '4001', platformUsername: 'Lookup_A' }, { source: 'test' })
+  t.equal(bound.status, 'bound')
+  let clock = 2_000_000
+  await stack.presence.heartbeat(3, clock + 5_000)
+  await stack.presence.set(code.code, { shard: 3, status: 'online', activity: GAME('Chess') })
+  const marks = await watchShardMarks(stack.redis, stack.ctx.keys, { everyMs: 60_000, now: () => clock })
+  t.teardown(() => marks.stop())
+  const near = createNearCache(100)
+  near.setLive(true)
+  let hits = 0
+  let misses = 0
+  const lookup = createCodeLookup(stack.redis, stack.ctx.keys, marks, {
+    near,
+    now: () => clock,
+    onNearCache(h, m) {
+      hits += h
+      misses += m
+    },
+  })
+  const codes = [code.code]
+  const shown = async () => renderCallbackBlock(code.code, (await lookup(codes))[0]!)
+  const playing = (game: string) => `{${code.code};\nLookup_A;\nPlaying,\n${game};\n}\n`
+  const idle = `{${code.code};\nLookup_A;\nNo activity detected;\n}\n`
+
+  t.equal(await shown(), playing('Chess'), 'read from Redis')
+  t.equal(await shown(), playing('Chess'), 'from the near cache')
+  t.equal(await shown(), playing('Chess'), 'answered again')
+  t.same({ hits, misses }, { hits: 2, misses: 1 }, 'answers given again still count as near-cache hits')
+
+  clock += 4_999
+  t.equal(await shown(), playing('Chess'), 'a mark counts until its time')
+  clock += 1
+  t.equal(await shown(), idle, 'the mark lapsing hides the presence though the marks were not read again')
+
+  await stack.presence.heartbeat(3, clock + 60_000)
+  await marks.refresh()
+  t.equal(await shown(), playing('Chess'), 'a new read of the marks shows it again')
+
+  await stack.presence.set(code.code, { shard: 3, status: 'online', activity: GAME('Go') })
+  t.equal(await shown(), playing('Chess'), 'the near cache still holds the old presence until the feed names the code')
+  near.invalidate(codes)
+  t.equal(await shown(), playing('Go'), 'an invalidation shows the new presence')
+  t.equal(await shown(), playing('Go'))
+
+  await stack.presence.markDead(3)
+  await marks.refresh()
+  t.equal(await shown(), idle, 'a shard marked dead hides the presence')
+
+  const again = await lookup(codes)
+  t.not(again, await lookup(codes), 'each call gets its own array, so a caller may change it')
+})
