@@ -42,6 +42,7 @@ Harness.run(function()
     print("watch  (" .. tostring(e.detail) .. "; polling every 2 s)")
   end })
   Harness.sleep(tonumber(os.getenv("WATCH_SECONDS") or "10"))
+  local mode = watcher.mode
   watcher:stop()
-  print("watch  stopped in mode " .. watcher.mode)
+  print("watch  was in mode " .. mode .. " (stream: blocks pushed by the service; poll: the fallback); stopped")
 end)
