@@ -1,7 +1,9 @@
 /**
  * A private Redis (append-only file on) and MariaDB for the fault drills, each on a free port with its data in a
  * temporary directory, so a drill can SIGKILL, stop and restart them without touching the shared servers on 6379
- * and 3306. Every server started here is killed by `killServersSync` (bench/drills.ts calls it on exit).
+ * and 3306. `npm run hosts` places them instead: on a test host's address and the standard ports, launched inside
+ * its network namespace, Redis with a password. Every server started here is killed by `killServersSync`
+ * (bench/drills.ts and bench/hosts.ts call it on exit).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdir } from 'node:fs/promises'
@@ -39,8 +41,20 @@ export function killServersSync(): void {
   running.clear()
 }
 
-function spawnServer(command: string, args: readonly string[], lines: string[]): { proc: ChildProcess; exit: Promise<void> } {
-  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+/** Where a server listens and how it is launched; without one, loopback on a free port, launched directly. */
+export interface Placement {
+  /** The address it binds to (and is reached at). */
+  host: string
+  port: number
+  /** Rewrites the command, e.g. to run it inside a network namespace. */
+  launch?: (file: string, args: readonly string[]) => { file: string; args: readonly string[] }
+  /** Redis only: `requirepass`. */
+  password?: string
+}
+
+function spawnServer(command: string, args: readonly string[], lines: string[], placement?: Placement): { proc: ChildProcess; exit: Promise<void> } {
+  const launched = placement?.launch?.(command, args) ?? { file: command, args }
+  const proc = spawn(launched.file, [...launched.args], { stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(proc)
   const keep = (chunk: Buffer) => {
     lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''))
@@ -83,21 +97,29 @@ function createServer(name: string, port: number, url: string, launch: (lines: s
   }
 }
 
-/** A Redis on a free port with AOF on (`appendfsync everysec`) in `dir`; not started yet. */
-export async function privateRedis(dir: string): Promise<PrivateServer> {
-  const port = await freePort()
+/** A Redis with AOF on (`appendfsync everysec`) in `dir`, on a free loopback port or at `placement`; not started yet. */
+export async function privateRedis(dir: string, placement?: Placement): Promise<PrivateServer> {
+  const host = placement?.host ?? '127.0.0.1'
+  const port = placement?.port ?? (await freePort())
+  const password = placement?.password
   await mkdir(dir, { recursive: true })
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
-    '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
+    '--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
+    '--maxmemory-policy', 'noeviction', '--daemonize', 'no', ...(password === undefined ? [] : ['--requirepass', password]),
   ]
-  const ping = () => spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8', timeout: 2000 }).stdout?.trim() === 'PONG'
-  return createServer('redis', port, `redis://127.0.0.1:${port}`, (lines) => spawnServer('redis-server', args, lines), ping)
+  const auth = password === undefined ? [] : ['--no-auth-warning', '-a', password]
+  const ping = () => spawnSync('redis-cli', ['-h', host, '-p', String(port), ...auth, 'ping'], { encoding: 'utf8', timeout: 2000 }).stdout?.trim() === 'PONG'
+  const url = `redis://${password === undefined ? '' : `:${encodeURIComponent(password)}@`}${host}:${port}`
+  return createServer('redis', port, url, (lines) => spawnServer('redis-server', args, lines, placement), ping)
 }
 
-/** A MariaDB on a free port with a fresh data directory in `dir` (installed now); not started yet. */
-export async function privateMariadb(dir: string): Promise<PrivateServer> {
-  const port = await freePort()
+/**
+ * A MariaDB with a fresh data directory in `dir` (installed now), on a free loopback port or at `placement`; not
+ * started yet. Its root has no password and is reached over `dir`/mysqld.sock (or loopback when not placed).
+ */
+export async function privateMariadb(dir: string, placement?: Placement): Promise<PrivateServer> {
+  const host = placement?.host ?? '127.0.0.1'
+  const port = placement?.port ?? (await freePort())
   const datadir = join(dir, 'data')
   await mkdir(dir, { recursive: true })
   const install = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=normal', '--user=root', '--skip-test-db'], {
@@ -108,10 +130,13 @@ export async function privateMariadb(dir: string): Promise<PrivateServer> {
   const mariadbd = process.getuid?.() === 0 ? ['--user=root'] : []
   const args = [
     '--no-defaults', `--datadir=${datadir}`, `--port=${port}`, `--socket=${join(dir, 'mysqld.sock')}`, `--pid-file=${join(dir, 'mysqld.pid')}`,
-    '--bind-address=127.0.0.1', '--skip-networking=0', '--skip-log-bin', '--innodb-buffer-pool-size=128M', '--max-connections=500',
+    `--bind-address=${host}`, '--skip-networking=0', '--skip-log-bin', '--innodb-buffer-pool-size=128M', '--max-connections=500',
     `--log-error=${join(dir, 'error.log')}`, ...mariadbd,
   ]
-  const ping = () => spawnSync('mysqladmin', ['-uroot', '-h127.0.0.1', `-P${port}`, '--connect-timeout=2', 'ping'], { encoding: 'utf8', timeout: 3000 }).status === 0
-  const server = createServer('mariadb', port, `mysql://root@127.0.0.1:${port}/presence_link`, (lines) => spawnServer('/usr/sbin/mariadbd', args, lines), ping)
+  const socket = join(dir, 'mysqld.sock')
+  // Placed, root is only reachable over the socket (mariadb-install-db makes root@localhost): ping through it.
+  const target = placement === undefined ? ['-h127.0.0.1', `-P${port}`] : [`--socket=${socket}`]
+  const ping = () => spawnSync('mysqladmin', ['-uroot', ...target, '--connect-timeout=2', 'ping'], { encoding: 'utf8', timeout: 3000 }).status === 0
+  const server = createServer('mariadb', port, `mysql://root@${host}:${port}/presence_link`, (lines) => spawnServer('/usr/sbin/mariadbd', args, lines, placement), ping)
   return server
 }
