@@ -1,0 +1,61 @@
+/**
+ * What the balancer costs and what two fronts give on these hosts: callbacks for 10 linked players, with autocannon
+ * (50 connections) straight at front-a and through the balancer (both fronts), alternating, three 5-second runs each,
+ * rate limits off for the measurement. All hosts share this machine's two cores, so the ratio between the two in the
+ * same run is the figure to read, not the absolute numbers.
+ */
+import autocannon from 'autocannon'
+import type { Deployment } from '../deployment.js'
+import { linkPlayer, setActivity } from '../players.js'
+import { median, type ScenarioOutcome } from '../scenario.js'
+import { pause } from '../watchers.js'
+
+const RUNS = 3
+const SECONDS = 5
+const CONNECTIONS = 50
+
+/** Runs the scenario. */
+export async function capacityScenario(dep: Deployment, log: (m: string) => void): Promise<ScenarioOutcome> {
+  const title = `autocannon, ${CONNECTIONS} connections, callbacks for 10 linked players: ${RUNS} runs of ${SECONDS} s straight at front-a and through the balancer, alternating (rate limits off)`
+  const problems: string[] = []
+  await Promise.all([dep.start('front-a', { RATE_LIMITS: 'off' }), dep.start('front-b', { RATE_LIMITS: 'off' })])
+  const upUntil = Date.now() + 30_000
+  while (Date.now() < upUntil) {
+    const s = await dep.lbStates().catch(() => null)
+    if (s?.['front-a'] === 'UP' && s['front-b'] === 'UP') break
+    await pause(200)
+  }
+  const results: Record<'direct' | 'balancer', Array<{ rps: number; p99: number; errors: number; non2xx: number }>> = { direct: [], balancer: [] }
+  try {
+    const players = []
+    for (let i = 0; i < 10; i++) players.push(await linkPlayer(dep, 600 + i, (i % 2) as 0 | 1))
+    for (const [i, p] of players.entries()) await setActivity(dep, p, [{ type: 2, name: 'Spotify', details: `Song ${i}`, state: 'Artist' }])
+    const path = `/callbacks/${players.map((p) => p.code).join('&')}`
+    for (let run = 0; run < RUNS; run++) {
+      for (const [kind, base] of [['direct', dep.frontApi('front-a')], ['balancer', dep.api]] as const) {
+        const r = await autocannon({ url: `${base}${path}`, connections: CONNECTIONS, duration: SECONDS })
+        results[kind].push({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx })
+        log(`capacity: ${kind} run ${run + 1}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms`)
+      }
+    }
+  } finally {
+    await Promise.all([dep.start('front-a'), dep.start('front-b')])
+  }
+  for (const kind of ['direct', 'balancer'] as const) {
+    const bad = results[kind].reduce((n, r) => n + r.errors + r.non2xx, 0)
+    if (bad > 0) problems.push(`${kind}: ${bad} requests failed or were not 2xx`)
+  }
+  const rps = (kind: 'direct' | 'balancer') => median(results[kind].map((r) => r.rps))
+  const p99 = (kind: 'direct' | 'balancer') => median(results[kind].map((r) => r.p99))
+  return {
+    name: 'capacity',
+    title,
+    figures: [
+      { label: 'straight at front-a (1 front worker): median req/s, p99', value: `${Math.round(rps('direct'))}, ${p99('direct')} ms` },
+      { label: 'through the balancer (2 fronts): median req/s, p99', value: `${Math.round(rps('balancer'))}, ${p99('balancer')} ms` },
+      { label: 'balancer / direct throughput', value: (rps('balancer') / rps('direct')).toFixed(2) },
+      { label: 'runs (req/s), direct | balancer', value: `${results.direct.map((r) => Math.round(r.rps)).join(', ')} | ${results.balancer.map((r) => Math.round(r.rps)).join(', ')}` },
+    ],
+    problems,
+  }
+}
