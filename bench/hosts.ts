@@ -4,7 +4,8 @@
  * fronts and HAProxy (haproxy/haproxy.cfg) each on its own host from the built dist/, then runs the scenarios
  * (bench/hosts/scenario-list.ts) and writes HOSTS.md (or `--out FILE`). Exits 1 when a scenario fails, 0 with a
  * clear line when this machine cannot make namespaces (not root, no iproute2). Everything is torn down on the way
- * out, on Ctrl-C and after a crash. Options: `--only NAME[,NAME]`, `--out FILE`.
+ * out, on Ctrl-C and after a crash. Options: `--only NAME[,NAME]`, `--out FILE`, `--hold` (deploy, print where
+ * everything is, run no scenario and keep it all up until Ctrl-C).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
@@ -24,7 +25,7 @@ import { SCENARIOS } from './hosts/scenario-list.js'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const log = createBenchLog('hosts')
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' } }, allowPositionals: false })
+const { values } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' }, hold: { type: 'boolean', default: false } }, allowPositionals: false })
 const only = values.only?.split(',').map((s) => s.trim()).filter((s) => s !== '')
 const unknown = (only ?? []).filter((name) => !SCENARIOS.some((s) => s.name === name))
 if (unknown.length > 0) {
@@ -59,6 +60,11 @@ async function main(): Promise<number> {
   createHosts()
   log('hosts made: lb, front-a, front-b, worker, gateway-a, gateway-b, data, sandbox')
   const dep = await deploy(tmp, log)
+  if (values.hold === true) {
+    log(`holding: API ${dep.api} (key: ${dep.bearer}), sandbox ${dep.control}, balancer stats http://${dep.api.split('/')[2]?.split(':')[0]}:8404/stats`)
+    log('each host is a namespace: ip netns exec plh-front-a ... ; Ctrl-C tears everything down')
+    await new Promise<never>(() => undefined)
+  }
   const outcomes: ScenarioOutcome[] = []
   try {
     for (const scenario of selected) {

@@ -4,6 +4,7 @@
  * a game server's watch does when its stream ends or fails.
  */
 import { Agent, request } from 'node:http'
+import { connect } from 'node:net'
 
 /** A response as a client sees it (status 0 with `error` when the request failed without one). */
 export interface Reply {
@@ -131,4 +132,26 @@ export function followStream(url: string, from: string, retryMs = 250): Followed
     agent.destroy()
   }
   return stream
+}
+
+/** Sends raw bytes from `from` and returns the first response line and how long it took (null: no answer in time). */
+export function rawExchange(host: string, port: number, from: string, bytes: string, timeoutMs: number): Promise<{ statusLine: string | null; ms: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now()
+    const socket = connect({ host, port, localAddress: from }, () => socket.write(bytes, 'latin1'))
+    let got = ''
+    const done = (statusLine: string | null) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ statusLine, ms: Date.now() - started })
+    }
+    const timer = setTimeout(() => done(null), timeoutMs)
+    socket.on('data', (d: Buffer) => {
+      got += d.toString('latin1')
+      const end = got.indexOf('\r\n')
+      if (end >= 0) done(got.slice(0, end))
+    })
+    socket.on('error', () => done(null))
+    socket.on('close', () => done(got === '' ? null : got.split('\r\n')[0]!))
+  })
 }

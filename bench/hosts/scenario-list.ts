@@ -3,6 +3,7 @@ import type { Deployment } from './deployment.js'
 import type { ScenarioOutcome } from './scenario.js'
 import { capacityScenario } from './scenarios/capacity.js'
 import { clockScenario } from './scenarios/clock.js'
+import { edgeScenario } from './scenarios/edge.js'
 import { frontCutScenario } from './scenarios/front-cut.js'
 import { gatewayCutScenario } from './scenarios/gateway-cut.js'
 import { limitsScenario } from './scenarios/limits.js'
@@ -19,6 +20,7 @@ export interface Scenario {
 /** Every scenario. */
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'limits', title: 'rate limits and the unknown-code budget hold per client across both fronts', run: limitsScenario },
+  { name: 'edge', title: 'the balancer answers at once what the fronts would leave hanging', run: edgeScenario },
   { name: 'presence', title: 'a presence change reaches polls and streams on both fronts', run: presenceScenario },
   { name: 'front-cut', title: 'front-a cut off: the balancer stops sending to it, streams move, nothing stale after its return', run: frontCutScenario },
   { name: 'gateway-cut', title: "gateway-b cut off: shard 1 turns to No activity in the window and comes back, shard 0 unaffected", run: gatewayCutScenario },
