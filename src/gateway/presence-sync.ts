@@ -5,7 +5,8 @@
  *   Discord sends the same presence to every shared guild).
  * - Resync when a shard becomes ready or resumes: every guild of the shard is asked for its members with presences
  *   (op 8 REQUEST_GUILD_MEMBERS); holders seen online are written, and entries this shard wrote for users it no
- *   longer sees online are removed.
+ *   longer sees online are removed. The member chunks are a snapshot: a PRESENCE_UPDATE that arrives while a resync
+ *   runs is newer than it, so the resync neither writes nor removes the entry of a user who changed meanwhile.
  * - Staleness: while a shard is ready it marks itself live for STALE_AFTER_MS every HEARTBEAT_MS; the read path
  *   ignores entries of a shard whose mark has lapsed, so a dead gateway never shows old activity as live.
  */
@@ -77,6 +78,11 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const now = deps.now ?? Date.now
   const pending = new Map<string, PendingRequest>()
   let timer: NodeJS.Timeout | undefined
+  // One set per running resync: `u:<user id>` and `c:<code>` of every presence change seen since it started.
+  const running = new Set<Set<string>>()
+  const changedDuringResyncs = (key: string) => {
+    for (const changed of running) changed.add(key)
+  }
 
   const request = (shardId: number, guildId: string, userIds?: string[]) =>
     new Promise<{ presences: RawPresence[]; members: string[] }>((resolve, reject) => {
@@ -107,8 +113,11 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     async onPresenceUpdate(d, shardId) {
       const userId = d.user?.id
       if (userId === undefined) return
+      // Before any await: a resync whose member chunks came before this update must not write this user.
+      changedDuringResyncs(`u:${userId}`)
       const code = await store.codeOf(userId)
       if (code === null) return
+      changedDuringResyncs(`c:${code}`)
       const entry = presenceEntryOf(d, shardId, gamePlatformName)
       if (entry === null) await store.clear(code)
       else await store.set(code, entry)
@@ -130,25 +139,33 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     },
 
     async resyncShard(shardId) {
-      const seen = new Set<string>()
-      let written = 0
-      for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
-        const { presences } = await request(shardId, guild.id)
-        const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
-        const holders = await store.codesOf(live.map((p) => p.user.id))
-        const entries: Array<[string, PresenceEntry]> = []
-        for (const p of live) {
-          const code = holders.get(p.user.id)
-          if (code === undefined || seen.has(code)) continue
-          seen.add(code)
-          entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
+      const changed = new Set<string>()
+      running.add(changed)
+      try {
+        const seen = new Set<string>()
+        let written = 0
+        for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
+          const { presences } = await request(shardId, guild.id)
+          const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
+          const holders = await store.codesOf(live.map((p) => p.user.id))
+          const entries: Array<[string, PresenceEntry]> = []
+          for (const p of live) {
+            const code = holders.get(p.user.id)
+            if (code === undefined || seen.has(code)) continue
+            seen.add(code)
+            // A newer PRESENCE_UPDATE of this user already wrote (or cleared) the entry: the snapshot is older.
+            if (changed.has(`u:${p.user.id}`)) continue
+            entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
+          }
+          for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
+          written += entries.length
         }
-        for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
-        written += entries.length
+        const removed = await store.sweepShard(shardId, (code) => seen.has(code) || changed.has(`c:${code}`))
+        log.info({ shard: shardId, written, removed }, 'presence resync done')
+        return { written, removed }
+      } finally {
+        running.delete(changed)
       }
-      const removed = await store.sweepShard(shardId, seen)
-      log.info({ shard: shardId, written, removed }, 'presence resync done')
-      return { written, removed }
     },
 
     async refreshUser(userId) {

@@ -28,8 +28,8 @@ export interface PresenceStore {
   markDead(shard: number): Promise<void>
   /** Number of codes with a stored presence. */
   size(): Promise<number>
-  /** Removes the entries written by `shard` whose code is not in `keep`; returns how many. */
-  sweepShard(shard: number, keep: ReadonlySet<string>): Promise<number>
+  /** Removes the entries written by `shard` whose code `keep` refuses (asked as each page is read); returns how many. */
+  sweepShard(shard: number, keep: (code: string) => boolean): Promise<number>
 }
 
 /** Creates the store over a Redis client. */
@@ -81,7 +81,7 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
         const stale: string[] = []
         for (let i = 0; i < flat.length; i += 2) {
           const entry = decodePresence(flat[i + 1]!)
-          if (entry?.shard === shard && !keep.has(flat[i]!)) stale.push(flat[i]!)
+          if (entry?.shard === shard && !keep(flat[i]!)) stale.push(flat[i]!)
         }
         if (stale.length > 0) {
           const [deleted] = await execAll(redis.multi().hdel(keys.presence, ...stale).publish(keys.feed, encodeFeedCodes(stale, Date.now())))

@@ -113,6 +113,42 @@ t.test('a shard closed with 4000 resumes, and presence keeps flowing', async (t)
   t.equal(await g.callbacksUntil(code, (s) => s.includes('Minecraft')), `{${code};\nResume_R;\nPlaying,\nMinecraft;\n}\n`)
 })
 
+t.test('resync racing a presence change', async (t) => {
+  // The sandbox makes each change right after the resync's member chunks go out: the chunks carry the presence from
+  // before it, and the PRESENCE_UPDATE follows them on the same connection while the resync is still writing.
+  const settle = () => new Promise((r) => setTimeout(r, 500))
+
+  t.test('a user who comes online while a resync sweeps keeps their activity', async (t) => {
+    const { user, code } = await linkedUser('racer', 'Racer_R', 10)
+    t.same(await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME], after_member_chunks: true }), { sent: 0, shards: [], held: true })
+    await g.gateway.sync.resyncShard(0)
+    await settle()
+    t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, code), 1, 'the entry the update wrote was not swept')
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nRacer_R;\nPlaying,\nMinecraft;\n}\n`)
+  })
+
+  t.test('a change that follows the chunks is not overwritten by the older presence they carried', async (t) => {
+    const { user, code } = await linkedUser('racer2', 'Racer2_R', 11)
+    await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [SPOTIFY] })
+    await g.callbacksUntil(code, (s) => s.includes('Spotify'))
+    await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME], after_member_chunks: true })
+    await g.gateway.sync.resyncShard(0)
+    await settle()
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nRacer2_R;\nPlaying,\nMinecraft;\n}\n`)
+  })
+
+  t.test('a user who goes offline while a resync writes stays offline', async (t) => {
+    const { user, code } = await linkedUser('racer3', 'Racer3_R', 12)
+    await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
+    await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
+    await g.control('POST', 'presence', { user_id: user, status: 'offline', activities: [], after_member_chunks: true })
+    await g.gateway.sync.resyncShard(0)
+    await settle()
+    t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, code), 0, 'the resync did not write back the presence from its chunks')
+    t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nRacer3_R;\nNo activity detected;\n}\n`)
+  })
+})
+
 t.test('after the gateway stops, its presences are no longer served as live', async (t) => {
   const { user, code } = await linkedUser('stopper', 'Stop_R', 9)
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })

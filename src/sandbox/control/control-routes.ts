@@ -17,9 +17,12 @@
  * POST   /control/members/bulk          {guild_id?, members: [{id, username, global_name?, roles?}],
  *                                        presences?: [{user_id, status, activities}]} -> {added, updated, total, presences}.
  *                                        Dispatches nothing: the members show in GUILD_CREATE and member chunks.
- * POST   /control/presence              {user_id, status: online|idle|dnd|offline|invisible, activities?, guild_id?}
+ * POST   /control/presence              {user_id, status: online|idle|dnd|offline|invisible, activities?, guild_id?,
+ *                                         after_member_chunks?}
  *                                        -> {sent, shards}: one PRESENCE_UPDATE per guild of the user (or guild_id),
  *                                        counted per receiving session; `shards` holds each receiver's shard id.
+ *                                        With after_member_chunks: true -> {sent: 0, shards: [], held: true}, and the
+ *                                        change is made right after the next member chunks of the user's guild.
  * POST   /control/commands              {user_id, name, options?, guild_id?, channel_id?, dm?, timeout_ms?}
  *                                        sends a slash command INTERACTION_CREATE and waits for the bot's final answer:
  *                                        200 {type, content, embeds, components, flags, message_id, interaction_id}

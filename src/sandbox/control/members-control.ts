@@ -112,19 +112,32 @@ function setPresence(req: RequestInfo, ctx: SandboxContext): Reply {
   } else {
     guilds = ctx.world.guildsOf(userId)
   }
-  const presence = toPresence(body.status, (body.activities as unknown[] | undefined) ?? [], ctx.now())
-  ctx.world.presences.set(userId, presence)
-  const shards: number[] = []
-  for (const guild of guilds) {
-    const d = {
-      user: userPayload(user),
-      guild_id: guild.id,
-      status: presence.status,
-      activities: presence.activities,
-      client_status: clientStatus(presence),
+  if (body.after_member_chunks !== undefined && typeof body.after_member_chunks !== 'boolean') return controlError(400, 'after_member_chunks must be a boolean')
+  const change = (): number[] => {
+    const presence = toPresence(body.status as string, (body.activities as unknown[] | undefined) ?? [], ctx.now())
+    ctx.world.presences.set(userId, presence)
+    const shards: number[] = []
+    for (const guild of guilds) {
+      const d = {
+        user: userPayload(user),
+        guild_id: guild.id,
+        status: presence.status,
+        activities: presence.activities,
+        client_status: clientStatus(presence),
+      }
+      shards.push(...ctx.gateway.dispatch('PRESENCE_UPDATE', d, { guildId: guild.id }).shards)
     }
-    shards.push(...ctx.gateway.dispatch('PRESENCE_UPDATE', d, { guildId: guild.id }).shards)
+    return shards
   }
+  // A change that races a resync: made right after the next member chunks of the user's (first) guild go out, so
+  // those chunks carry the presence from before it and the PRESENCE_UPDATE follows them on the same connection.
+  if (body.after_member_chunks === true) {
+    const first = guilds[0]
+    if (first === undefined) return controlError(404, `user ${userId} is in no guild`)
+    ctx.gateway.afterMemberChunks(first.id, () => void change())
+    return json(200, { sent: 0, shards: [], held: true })
+  }
+  const shards = change()
   return json(200, { sent: shards.length, shards })
 }
 

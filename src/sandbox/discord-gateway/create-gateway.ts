@@ -61,6 +61,8 @@ export interface Gateway {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Sends a dispatch event to every session that should get it; sessions that are disconnected buffer it for RESUME. */
   dispatch(t: string, d: unknown, target: DispatchTarget): DispatchResult
+  /** Runs `action` once, right after the member chunks answering the next member request for `guildId` are sent. */
+  afterMemberChunks(guildId: string, action: () => void): void
   /** True when some live or resumable session would receive a dispatch for the target. */
   hasSessionFor(target: DispatchTarget): boolean
   /** Ends the connections of a shard's sessions; returns how many were ended. */
@@ -105,6 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 })
   const sessions = new Map<string, Session>()
   const connections = new Set<Connection>()
+  const afterChunks = new Map<string, Array<() => void>>()
   let sessionOrder = 0
 
   const ownsGuild = (session: Session, guildId: string): boolean =>
@@ -224,6 +227,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       const guild = world.guilds.get(guildId)
       if (!guild || !ownsGuild(session, guildId)) continue
       for (const chunk of memberChunks(world, guild, d, withPresences)) sendDispatch(session, 'GUILD_MEMBERS_CHUNK', JSON.stringify(chunk))
+      const actions = afterChunks.get(guildId)
+      afterChunks.delete(guildId)
+      for (const action of actions ?? []) action()
     }
   }
 
@@ -285,6 +291,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
+    },
+
+    afterMemberChunks(guildId, action) {
+      afterChunks.set(guildId, [...(afterChunks.get(guildId) ?? []), action])
     },
 
     dispatch(t, d, target) {
