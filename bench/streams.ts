@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   try {
     const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))
     const presence = createPresenceStore(scratch.redis, scratch.ctx.keys)
-    await presence.heartbeat(0, Date.now() + 3_600_000)
+    await presence.markLive(0, 3_600_000)
     const linked = await pool([...Array(CODES).keys()], 16, async (i) => {
       const { code } = await codes.issue(String(700_000_000_000_000_000n + BigInt(i)))
       await codes.bind(code.code, { platformUserId: String(1000 + i), platformUsername: `Bench_${i}` }, { source: 'bench' })

@@ -79,6 +79,6 @@ export async function seedLinkedUsers(env: BenchEnv, count: number): Promise<str
     if (activitiesOf(i) !== null) entries.push([code.code, presenceOf(i, i % 3 === 0 ? 'idle' : 'online', env.scratch.config.gamePlatformName)])
   }
   await env.presence.setMany(entries)
-  await env.presence.heartbeat(0, Date.now() + 3_600_000)
+  await env.presence.markLive(0, 3_600_000)
   return codes
 }

@@ -7,8 +7,13 @@
  *   (op 8 REQUEST_GUILD_MEMBERS); holders seen online are written, and entries this shard wrote for users it no
  *   longer sees online are removed. The member chunks are a snapshot: a PRESENCE_UPDATE that arrives while a resync
  *   runs is newer than it, so the resync neither writes nor removes the entry of a user who changed meanwhile.
- * - Staleness: while a shard is ready it marks itself live for STALE_AFTER_MS every HEARTBEAT_MS; the read path
- *   ignores entries of a shard whose mark has lapsed, so a dead gateway never shows old activity as live.
+ * - Staleness: while a shard is ready it renews its live mark for STALE_AFTER_MS every HEARTBEAT_MS (on Redis's
+ *   clock, scripts/shard-mark.lua); the read path ignores entries of a shard whose mark has lapsed, so a dead or cut
+ *   off gateway never shows old activity as live. A renewal only extends a mark that is still valid: once a mark
+ *   has lapsed (the gateway could not reach Redis for STALE_AFTER_MS, or it was stopped or just started), fronts have
+ *   stopped trusting the shard's entries, and updates may have been missed meanwhile, so the shard is resynced first
+ *   and marked live only when that resync is done. A cut-off gateway that comes back thus never shows the activity
+ *   from before its cut again.
  */
 import { randomUUID } from 'node:crypto'
 import { presenceEntryOf, type RawPresence } from '../core/presence-of.js'
@@ -44,7 +49,6 @@ export interface PresenceSyncDeps {
   guilds(): Array<{ id: string; shardId: number }>
   /** The shards this process runs whose connection is ready. */
   readyShards(): number[]
-  now?: () => number
 }
 
 /** The running sync. */
@@ -55,7 +59,9 @@ export interface PresenceSync {
   resyncShard(shardId: number): Promise<{ written: number; removed: number }>
   /** Re-reads one user's presence from every guild (after they got a code, or left a guild). */
   refreshUser(userId: string): Promise<PresenceEntry | null>
-  /** Renews the live marks of ready shards now. */
+  /** Resyncs a shard, then marks it live; calls for a shard whose refresh is under way make it run once more after. */
+  refreshShard(shardId: number): Promise<void>
+  /** Renews the live marks of ready shards now; a shard whose mark lapsed is refreshed (and awaited) instead. */
   beat(): Promise<void>
   startHeartbeat(): void
   /** Stops the heartbeat and marks the given shards dead (clean shutdown). */
@@ -75,7 +81,6 @@ interface PendingRequest {
 /** Creates the sync. */
 export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const { store, gamePlatformName, log } = deps
-  const now = deps.now ?? Date.now
   const pending = new Map<string, PendingRequest>()
   let timer: NodeJS.Timeout | undefined
   // One set per running resync: `u:<user id>` and `c:<code>` of every presence change seen since it started.
@@ -83,6 +88,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const changedDuringResyncs = (key: string) => {
     for (const changed of running) changed.add(key)
   }
+  const refreshing = new Map<number, { again: boolean; done: Promise<void> }>()
 
   const request = (shardId: number, guildId: string, userIds?: string[]) =>
     new Promise<{ presences: RawPresence[]; members: string[] }>((resolve, reject) => {
@@ -185,9 +191,38 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       return null
     },
 
+    refreshShard(shardId) {
+      const current = refreshing.get(shardId)
+      if (current !== undefined) {
+        current.again = true
+        return current.done
+      }
+      const state = { again: false, done: Promise.resolve() }
+      state.done = (async () => {
+        try {
+          do {
+            state.again = false
+            await sync.resyncShard(shardId)
+            if (deps.readyShards().includes(shardId)) await store.markLive(shardId, STALE_AFTER_MS)
+          } while (state.again)
+        } finally {
+          refreshing.delete(shardId)
+        }
+      })()
+      refreshing.set(shardId, state)
+      return state.done
+    },
+
     async beat() {
-      const until = now() + STALE_AFTER_MS
-      await Promise.all(deps.readyShards().map((s) => store.heartbeat(s, until)))
+      await Promise.all(
+        deps.readyShards().map(async (shard) => {
+          if (await store.renewMark(shard, STALE_AFTER_MS)) return
+          // A refresh under way marks the shard when it is done.
+          if (refreshing.has(shard)) return
+          log.info({ shard }, 'shard not marked live (lapsed, or just started): resyncing before its presences count again')
+          await sync.refreshShard(shard)
+        }),
+      )
     },
 
     startHeartbeat() {

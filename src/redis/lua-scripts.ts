@@ -16,6 +16,7 @@ const KEY_COUNT = {
   'lease-renew': 1,
   'lease-release': 1,
   'rate-gate-take': 1,
+  'shard-mark': 1,
   'unknown-code-budget': 2,
 } as const
 

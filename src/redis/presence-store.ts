@@ -1,13 +1,15 @@
 /**
  * The presence hash and the holders it is keyed through: written by the gateway, read by callbacks and rpc through
  * the code lookup (code-lookup.ts). The gateway finds a user's code in `{p}:holders` and sweeps a shard's entries here.
- * Staleness rule: each gateway shard marks itself live in `{p}:presence:shards` (epoch ms until which its
- * entries count) every few seconds; entries written by a shard whose mark has lapsed are served as no activity.
+ * Staleness rule: each gateway shard marks itself live in `{p}:presence:shards` (epoch ms, by Redis's clock, until
+ * which its entries count) every few seconds; entries written by a shard whose mark has lapsed are served as no
+ * activity. Marks are written by scripts/shard-mark.lua on Redis's clock, so no host's clock matters.
  */
 import type { Redis } from 'ioredis'
 import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
 import { decodePresence, encodePresence, type PresenceEntry } from '../core/presence-entry.js'
 import type { RedisKeys } from './keys.js'
+import { luaCommand } from './lua-scripts.js'
 import { execAll } from './multi.js'
 
 /** Write side of the presence hash, and the holder reads that key it. */
@@ -22,8 +24,13 @@ export interface PresenceStore {
   setMany(entries: ReadonlyArray<readonly [code: string, entry: PresenceEntry]>): Promise<void>
   /** Removes a code's presence (its user went offline or left every shared guild). */
   clear(code: string): Promise<void>
-  /** Marks a shard live until `untilMs` (epoch ms). */
-  heartbeat(shard: number, untilMs: number): Promise<void>
+  /**
+   * Extends a shard's mark to `leaseMs` from now (Redis's clock) while it is still valid; false, writing nothing, when
+   * it has lapsed or is missing (the shard must resync, then `markLive`).
+   */
+  renewMark(shard: number, leaseMs: number): Promise<boolean>
+  /** Marks a shard live for `leaseMs` from now (Redis's clock), whatever its mark was (after a resync). */
+  markLive(shard: number, leaseMs: number): Promise<void>
   /** Marks a shard dead at once (clean shutdown). */
   markDead(shard: number): Promise<void>
   /** Number of codes with a stored presence. */
@@ -34,6 +41,7 @@ export interface PresenceStore {
 
 /** Creates the store over a Redis client. */
 export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStore {
+  const mark = luaCommand(redis, 'shard-mark')
   return {
     codeOf: (userId) => redis.hget(keys.holders, userId),
     async codesOf(userIds) {
@@ -62,8 +70,11 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
     async clear(code) {
       await execAll(redis.multi().hdel(keys.presence, code).publish(keys.feed, encodeFeedCodes([code], Date.now())))
     },
-    async heartbeat(shard, untilMs) {
-      await redis.hset(keys.presenceShards, String(shard), String(untilMs))
+    async renewMark(shard, leaseMs) {
+      return Number(await mark([keys.presenceShards], [shard, leaseMs, 'renew'])) > 0
+    },
+    async markLive(shard, leaseMs) {
+      await mark([keys.presenceShards], [shard, leaseMs, 'set'])
     },
     async markDead(shard) {
       // Which codes the shard wrote is not known here without a scan; fronts drop everything (a rare event).

@@ -1,22 +1,28 @@
 /**
- * A front's view of the gateway shards' liveness marks (`{p}:presence:shards`: shard id -> epoch ms until which that
- * shard's presences count), read every `everyMs` by a timer instead of inside requests.
+ * A front's view of the gateway shards' liveness marks (`{p}:presence:shards`: shard id -> epoch ms, by Redis's
+ * clock, until which that shard's presences count), read every `everyMs` by a timer instead of inside requests.
  *
  * A mark lapsing is not a write, so nothing announces it on the change feed: this watcher notices a shard's liveness
  * changing (lapsed, marked dead, or back) and tells its listeners, at most `everyMs` late. `isLive` itself compares
  * against the mark's exact time, so a reader that checks it when serving is never late.
- * Liveness is judged with this host's clock against marks written with the gateway's; marks last 15 s, so hosts need
- * only ordinary NTP-level agreement.
+ *
+ * Clocks: marks are written on Redis's clock (scripts/shard-mark.lua), and each read also asks Redis for its time
+ * (`TIME`, in the same MULTI), so the watcher knows how far this host's clock is from Redis's (measured at the middle
+ * of the round trip) and keeps every mark converted to this host's clock. Callers go on passing their own `Date.now()`;
+ * an offset of any size between the gateway's, Redis's and this host's clocks changes nothing. What is left is the
+ * round trip's uncertainty (half of it, well under a millisecond on a LAN) and a step of this host's clock between two
+ * reads (corrected at the next read, within `everyMs`).
  */
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from './keys.js'
+import { execAll } from './multi.js'
 
 /** How often a front reads the marks. */
 export const MARKS_REFRESH_MS = 1000
 
 /** The watcher. */
 export interface ShardMarks {
-  /** True when `shard`'s mark, as last read, is later than `at` (epoch ms). */
+  /** True when `shard`'s mark, as last read and converted to this host's clock, is later than `at` (epoch ms, this host's clock). */
   isLive(shard: number, at: number): boolean
   /** Changes each time the marks are read again: while it and the time window of `stableUntil` hold, `isLive` answers the same. */
   readonly version: number
@@ -57,9 +63,13 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
   }
   const refresh = async () => {
     try {
-      const raw = await redis.hgetall(keys.presenceShards)
+      const sentAt = now()
+      const [raw, time] = (await execAll(redis.multi().hgetall(keys.presenceShards).time())) as [Record<string, string>, [string, string]]
+      const redisNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000)
+      // Redis's clock minus ours, taking Redis's reading to be from the middle of the round trip.
+      const offset = redisNow - (sentAt + now()) / 2
       const next = new Map<number, number>()
-      for (const [shard, until] of Object.entries(raw)) next.set(Number(shard), Number(until))
+      for (const [shard, until] of Object.entries(raw)) next.set(Number(shard), Number(until) - offset)
       marks = next
       version++
     } catch (err) {

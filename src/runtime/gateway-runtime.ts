@@ -108,10 +108,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     sync.refreshUser(userId).catch((err: Error) => log.warn({ err: err.message, userId }, 'presence refresh failed'))
   }
   const resync = (shardId: number) => {
-    sync
-      .beat()
-      .then(() => sync.resyncShard(shardId))
-      .catch((err: Error) => log.warn({ err: err.message, shard: shardId }, 'presence resync failed'))
+    sync.refreshShard(shardId).catch((err: Error) => log.warn({ err: err.message, shard: shardId }, 'presence resync failed'))
   }
 
   client.ws.on(GatewayDispatchEvents.PresenceUpdate, (d: Parameters<PresenceSync['onPresenceUpdate']>[0], shardId: number) => {

@@ -1,5 +1,6 @@
 /** Presence sync through the real gateway and the sandbox: updates, resyncs, staleness and callbacks. */
 import t from 'tap'
+import { renderActivityGroups } from '../../src/core/activity.js'
 import { parseCallbacks } from '../../src/core/parse-blocks.js'
 import { eventually, getText } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
@@ -147,6 +148,22 @@ t.test('resync racing a presence change', async (t) => {
     t.equal(await g.stack.redis.hexists(g.stack.ctx.keys.presence, code), 0, 'the resync did not write back the presence from its chunks')
     t.equal((await getText(`${g.stack.api}/callbacks/${code}`)).text, `{${code};\nRacer3_R;\nNo activity detected;\n}\n`)
   })
+})
+
+t.test('a shard whose mark lapsed is resynced before it counts again, so its stale entries never show', async (t) => {
+  const { user, code } = await linkedUser('lapser', 'Lapse_R', 13)
+  const keys = g.stack.ctx.keys
+  await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
+  await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
+  // As after a gateway cut off from Redis for longer than the lease: the mark lapsed, and the entry it left is older
+  // than what Discord says now (an update it missed).
+  await g.stack.redis.hset(keys.presenceShards, '0', String(Date.now() - 1))
+  await g.stack.presence.set(code, { shard: 0, status: 'online', activity: renderActivityGroups([SPOTIFY], 'Roblox') })
+  await g.callbacksUntil(code, (s) => s.includes('No activity'), 'the lapse')
+  await g.gateway.sync.beat()
+  const shown = await g.callbacksUntil(code, (s) => !s.includes('No activity'), 'the shard live again')
+  t.equal(shown, `{${code};\nLapse_R;\nPlaying,\nMinecraft;\n}\n`, 'what Discord says, not the entry from before the lapse')
+  t.ok(Number(await g.stack.redis.hget(keys.presenceShards, '0')) > Date.now(), 'and the shard is marked live again')
 })
 
 t.test('after the gateway stops, its presences are no longer served as live', async (t) => {

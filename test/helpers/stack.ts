@@ -145,3 +145,11 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((r) => setTimeout(r, 25))
   }
 }
+
+/**
+ * Writes a shard's liveness mark directly, as an epoch-ms time of Redis's clock (in tests Redis runs on this host, so
+ * `Date.now() - 1` is a lapsed mark): the gateway's own writes go through scripts/shard-mark.lua.
+ */
+export async function setShardMark(stack: Stack, shard: number, untilMs: number): Promise<void> {
+  await stack.redis.hset(stack.ctx.keys.presenceShards, String(shard), String(untilMs))
+}

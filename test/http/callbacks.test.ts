@@ -3,7 +3,7 @@ import t from 'tap'
 import { renderActivityGroups, type ActivityInput } from '../../src/core/activity.js'
 import { parseCallbacks, parseRpc } from '../../src/core/parse-blocks.js'
 import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
+import { eventually, getText, setShardMark, startStack, type Stack } from '../helpers/stack.js'
 
 const SPOTIFY: ActivityInput = { type: 2, name: 'Spotify', details: 'Blinding Lights', state: 'The Weeknd' }
 const MINECRAFT: ActivityInput = { type: 0, name: 'Minecraft' }
@@ -25,7 +25,7 @@ async function linked(username: string, activities: ActivityInput[] | null, shar
 
 t.before(async () => {
   stack = await startStack(t, { env: { RATE_LIMITS: 'off' }, consumers: [] })
-  await stack.presence.heartbeat(0, Date.now() + 3_600_000)
+  await stack.presence.markLive(0, 3_600_000)
   // The front's marks watcher reads the marks once a second: a shard marked after it started counts from its next read.
   await new Promise((resolve) => setTimeout(resolve, MARKS_REFRESH_MS + 200))
 })
@@ -66,9 +66,9 @@ t.test('callbacks', async (t) => {
     const live = `{${code};\nStale_User;\nPlaying,\nMinecraft;\n}\n`
     // Fronts re-read the shard marks at most once a second.
     const text = () => getText(`${stack.api}/callbacks/${code}`).then((r) => r.text)
-    await stack.presence.heartbeat(7, Date.now() + 60_000)
+    await stack.presence.markLive(7, 60_000)
     t.equal(await eventually(async () => ((await text()) === live ? live : undefined), 3000, 'live'), live)
-    await stack.presence.heartbeat(7, Date.now() - 1)
+    await setShardMark(stack, 7, Date.now() - 1)
     t.equal(await eventually(async () => ((await text()) === stale ? stale : undefined), 3000, 'stale'), stale)
   })
 

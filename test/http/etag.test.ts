@@ -14,7 +14,7 @@ async function linked(stack: Stack, username: string): Promise<string> {
 
 t.test('callbacks and rpc', async (t) => {
   const stack = await startStack(t, { env: { RATE_LIMITS: 'off' }, consumers: [] })
-  await stack.presence.heartbeat(0, Date.now() + 3_600_000)
+  await stack.presence.markLive(0, 3_600_000)
   // The front's marks watcher reads the marks once a second.
   await new Promise((resolve) => setTimeout(resolve, MARKS_REFRESH_MS + 200))
   const code = await linked(stack, 'Etag_User')

@@ -9,7 +9,7 @@ import type { FrontObserver, ReadPathState } from '../../src/http/front-app.js'
 import { followChangeFeed } from '../../src/redis/change-feed.js'
 import { createRedis } from '../../src/redis/connection.js'
 import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, startStack, type Stack, type Teardown } from '../helpers/stack.js'
+import { eventually, getText, setShardMark, startStack, type Stack, type Teardown } from '../helpers/stack.js'
 
 /** An observer that keeps what the read path reports. */
 function readPathProbe() {
@@ -68,7 +68,7 @@ async function killFeedConnection(stack: Stack): Promise<void> {
 t.test('near cache', async (t) => {
   const probe = readPathProbe()
   const stack = await startStack(t, { env: { RATE_LIMITS: 'off', TRUST_PROXY: '127.0.0.1', UNKNOWN_CODE_BUDGET: '2' }, consumers: [], observer: probe.observer })
-  await stack.presence.heartbeat(0, Date.now() + 3_600_000)
+  await stack.presence.markLive(0, 3_600_000)
   await new Promise((resolve) => setTimeout(resolve, MARKS_REFRESH_MS + 200))
   const state = () => probe.state!()
   t.equal(state().feedLive, true, 'the feed is live once the front has started')
@@ -145,7 +145,7 @@ t.test('near cache', async (t) => {
     const code = await linked(stack, 'Shard_Five')
     const url = `${stack.api}/rpc/${code}`
     await stack.presence.set(code, { shard: 5, status: 'online', activity: playing('Chess') })
-    await stack.presence.heartbeat(5, Date.now() + 60_000)
+    await stack.presence.markLive(5, 60_000)
     const live = `{${code};\n${playing('Chess')}}\n`
     const gone = `{${code};\n}\n`
     const read = async (want: string) => eventually(async () => ((await getText(url)).text === want ? want : undefined), 5000, want)
@@ -154,9 +154,9 @@ t.test('near cache', async (t) => {
     t.equal(await read(live), live)
     t.ok(probe.hits > hits, 'cached')
     // A lapse is not announced on the feed: the marks watcher notices it.
-    await stack.presence.heartbeat(5, Date.now() - 1)
+    await setShardMark(stack, 5, Date.now() - 1)
     t.equal(await read(gone), gone, 'the lapse hides the presence')
-    await stack.presence.heartbeat(5, Date.now() + 60_000)
+    await stack.presence.markLive(5, 60_000)
     t.equal(await read(live), live, 'the return shows it again')
   })
 

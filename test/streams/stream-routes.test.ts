@@ -45,7 +45,7 @@ t.before(async () => {
     },
     consumers: [],
   })
-  await stack.presence.heartbeat(0, Date.now() + 3_600_000)
+  await stack.presence.markLive(0, 3_600_000)
   // The front's marks watcher reads the marks once a second: a shard marked after it started counts from its next read.
   await new Promise((resolve) => setTimeout(resolve, MARKS_REFRESH_MS + 200))
 })
