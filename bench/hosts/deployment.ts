@@ -178,8 +178,13 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
       env: { ...env, ...partEnv[part], ...extra },
     })
     parts.set(part, proc)
-    await waitFor(`${part} to be ready`, async () => (await get(readyUrl(part))).status === 200, 90_000, 200)
-    return proc
+    const until = Date.now() + 90_000
+    for (;;) {
+      if (proc.proc.exitCode !== null || proc.proc.signalCode !== null) throw new Error(`${part} exited while starting:\n${proc.lines.slice(-10).join('\n')}`)
+      if ((await get(readyUrl(part)).catch(() => ({ status: 0 }))).status === 200) return proc
+      if (Date.now() > until) throw new Error(`${part} was not ready within 90 s:\n${proc.lines.slice(-10).join('\n')}`)
+      await sleep(200)
+    }
   }
 
   await start('sandbox')

@@ -7,6 +7,7 @@ import type { FrontObserver } from '../http/front-app.js'
 import { createNearCache, type NearCache } from '../core/near-cache.js'
 import { followChangeFeed, type ChangeFeed } from '../redis/change-feed.js'
 import { createRedis } from '../redis/connection.js'
+import { reconnectWhenSilent } from '../redis/silence-watch.js'
 import { createCodeLookup, type CodeLookup } from '../redis/code-lookup.js'
 import { watchShardMarks, type ShardMarks } from '../redis/shard-marks.js'
 import type { ProcessContext } from './process-context.js'
@@ -33,7 +34,13 @@ export async function startReadPath(ctx: ProcessContext, redis: Redis, observer?
   const subscriber = createRedis(config.redisUrl, 'worker', `${ctx.name}:feed:${keys.prefix}`)
   // Outages are logged once per change by the connection watch; the marks' and feed's own errors are details.
   watchRedisClient(ctx.redisWatch, 'feed', subscriber)
+  // A silent subscriber would keep the feed "live" while the changes published meanwhile are lost or late, and the
+  // near cache would go on serving what it holds: re-making it ends liveness (and the near cache) at once.
+  const stopWatch = reconnectWhenSilent(subscriber, {
+    onSilent: (silentMs) => log.warn({ client: 'feed', silentMs }, 'change feed connection silent: near cache dropped, re-making the connection'),
+  })
   ctx.shutdown.register('redis:feed', async () => {
+    stopWatch()
     await subscriber.quit().catch(() => subscriber.disconnect())
   })
   const marks = await watchShardMarks(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not read the shard marks') })

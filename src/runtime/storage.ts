@@ -8,6 +8,7 @@ import { migrateToLatest } from '../mysql/migrate.js'
 import type { Database } from '../mysql/schema.js'
 import { createCodeCache, type CodeCache } from '../redis/code-cache.js'
 import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
+import { reconnectWhenSilent } from '../redis/silence-watch.js'
 import type { ProcessContext } from './process-context.js'
 import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciler.js'
 import { watchRedisClient } from './redis-watch.js'
@@ -28,12 +29,16 @@ export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate =
 /**
  * Opens a Redis connection and waits until it is ready (with `wait: false`, returns at once: the connection keeps
  * trying in the background, and commands on a fail-fast one fail until it is up). Its outages are logged once per
- * change through the process's Redis watch, under the client name `name`.
+ * change through the process's Redis watch, under the client name `name`. A fail-fast (`request`) connection that
+ * goes silent (a PING unanswered for 3 s: a partition, a peer gone without closing) is re-made (silence-watch.ts).
  */
 export async function openRedis(ctx: ProcessContext, role: RedisRole, name: string, opts: { wait?: boolean } = {}): Promise<Redis> {
   const redis = createRedis(ctx.config.redisUrl, role, `${ctx.name}:${name}`)
   watchRedisClient(ctx.redisWatch, name, redis)
+  const stopWatch =
+    role === 'request' ? reconnectWhenSilent(redis, { onSilent: (silentMs) => ctx.log.warn({ client: name, silentMs }, 'redis connection silent: re-making it') }) : () => undefined
   ctx.shutdown.register(`redis:${name}`, async () => {
+    stopWatch()
     await redis.quit().catch(() => redis.disconnect())
   })
   if (opts.wait !== false) await waitReady(redis)

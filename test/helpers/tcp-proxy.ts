@@ -1,7 +1,11 @@
 /**
- * A TCP proxy on a free loopback port in front of another address, which a test can cut and restore: while cut, every
- * open connection is destroyed and new ones are closed as soon as they are accepted (the port stays ours, so nothing
- * else can take it while the "server" is away). Used to make MariaDB unreachable for one process only.
+ * A TCP proxy on a free loopback port in front of another address, which a test can break in two ways:
+ * - `cut()`: every open connection is destroyed and new ones are closed as soon as they are accepted (the port stays
+ *   ours, so nothing else can take it while the "server" is away), until `restore()`. Used to make MariaDB
+ *   unreachable for one process only.
+ * - `stall()`: a partition. Nothing is closed, but no byte goes through in either direction (new connections are
+ *   accepted and hang the same way); `resume()` delivers every held byte late, in order, as TCP does once a cut path
+ *   heals. Connections the client closed meanwhile are gone, as they would be.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 
@@ -11,46 +15,73 @@ export interface TcpProxy {
   /** Destroys every open connection and refuses new ones until restore(). */
   cut(): void
   restore(): void
+  /** Holds every byte of every connection, open or new, until resume(); closes nothing. */
+  stall(): void
+  /** Delivers what was held and forwards again. */
+  resume(): void
   close(): Promise<void>
+}
+
+interface Pair {
+  client: Socket
+  upstream: Socket
+  /** Bytes held while stalled, per direction. */
+  toUpstream: Buffer[]
+  toClient: Buffer[]
 }
 
 /** Starts a proxy to `host:port`. */
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let up = true
-  const open = new Set<Socket>()
+  let stalled = false
+  const pairs = new Set<Pair>()
   const server = createServer((client) => {
     if (!up) {
       client.destroy()
       return
     }
-    const upstream = connect(targetPort, targetHost)
-    open.add(client)
-    open.add(upstream)
+    const pair: Pair = { client, upstream: connect(targetPort, targetHost), toUpstream: [], toClient: [] }
+    pairs.add(pair)
     const drop = () => {
       client.destroy()
-      upstream.destroy()
-      open.delete(client)
-      open.delete(upstream)
+      pair.upstream.destroy()
+      pairs.delete(pair)
     }
     client.on('error', drop).on('close', drop)
-    upstream.on('error', drop).on('close', drop)
-    client.pipe(upstream)
-    upstream.pipe(client)
+    pair.upstream.on('error', drop).on('close', drop)
+    client.on('data', (chunk: Buffer) => (stalled ? pair.toUpstream.push(chunk) : pair.upstream.write(chunk)))
+    pair.upstream.on('data', (chunk: Buffer) => (stalled ? pair.toClient.push(chunk) : client.write(chunk)))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const destroyAll = () => {
+    for (const p of pairs) {
+      p.client.destroy()
+      p.upstream.destroy()
+    }
+    pairs.clear()
+  }
   return {
     port: (server.address() as AddressInfo).port,
     cut() {
       up = false
-      for (const s of open) s.destroy()
-      open.clear()
+      destroyAll()
     },
     restore() {
       up = true
     },
+    stall() {
+      stalled = true
+    },
+    resume() {
+      stalled = false
+      for (const p of pairs) {
+        for (const chunk of p.toUpstream.splice(0)) p.upstream.write(chunk)
+        for (const chunk of p.toClient.splice(0)) p.client.write(chunk)
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of open) s.destroy()
+        destroyAll()
         server.close(() => resolve())
       }),
   }
