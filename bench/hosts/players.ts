@@ -88,3 +88,12 @@ export async function waitShown(api: string, code: string, expected: string, sin
   }
   return null
 }
+
+/**
+ * Waits until both fronts (asked directly, not through the balancer) show `expected` for `code`: a scenario's steady
+ * polling starts only once every front it may reach has read the marks and the change. The ms it took, or null.
+ */
+export async function waitShownOnBothFronts(dep: Deployment, code: string, expected: string, since: number, timeoutMs = 30_000): Promise<number | null> {
+  const took = await Promise.all((['front-a', 'front-b'] as const).map((f) => waitShown(dep.frontApi(f), code, expected, since, timeoutMs)))
+  return took.some((ms) => ms === null) ? null : Math.max(...(took as number[]))
+}

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import type { Deployment } from '../deployment.js'
 import { cutHost, restoreHost } from '../netns.js'
-import { linkPlayer, playing, setActivity, waitShown } from '../players.js'
+import { linkPlayer, playing, setActivity, waitShown, waitShownOnBothFronts } from '../players.js'
 import { counts, seconds, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 import { pause, startPolling } from '../watchers.js'
@@ -35,7 +35,7 @@ export async function clockScenario(dep: Deployment, log: (m: string) => void): 
       await dep.start('gateway-a', env)
       const game = `Clock ${offset}`
       await setActivity(dep, player, [{ type: 0, name: game }])
-      if ((await waitShown(dep.api, player.code, playing(game), Date.now(), 20_000)) === null) throw new Error(`offset ${offset}: the activity never showed`)
+      if ((await waitShownOnBothFronts(dep, player.code, playing(game), Date.now(), 20_000)) === null) throw new Error(`offset ${offset}: the activity never showed`)
       const polling = startPolling(dep.api, [player.code], CLIENT_ADDRESSES.slice(4, 8), 200)
       await pause(STEADY_MS)
       const cutAt = Date.now()

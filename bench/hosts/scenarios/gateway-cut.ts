@@ -5,7 +5,7 @@
  */
 import type { Deployment } from '../deployment.js'
 import { cutHost, restoreHost } from '../netns.js'
-import { linkPlayer, playing, setActivity, waitShown } from '../players.js'
+import { linkPlayer, playing, setActivity, waitShown, waitShownOnBothFronts } from '../players.js'
 import { counts, seconds, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 import { pause, startPolling } from '../watchers.js'
@@ -26,7 +26,7 @@ export async function gatewayCutScenario(dep: Deployment, log: (m: string) => vo
   await setActivity(dep, p0, [{ type: 0, name: 'Shard zero' }])
   await setActivity(dep, p1, [{ type: 0, name: 'Before cut' }])
   for (const [p, game] of [[p0, 'Shard zero'], [p1, 'Before cut']] as const) {
-    if ((await waitShown(dep.api, p.code, playing(game), Date.now(), 15_000)) === null) throw new Error(`${p.code} never showed ${game}`)
+    if ((await waitShownOnBothFronts(dep, p.code, playing(game), Date.now(), 15_000)) === null) throw new Error(`${p.code} never showed ${game}`)
   }
   const polling = startPolling(dep.api, [p0.code, p1.code], CLIENT_ADDRESSES.slice(4, 8), 200)
   try {
