@@ -36,7 +36,7 @@ export interface CodeLookupOptions {
 export function createCodeLookup(
   redis: Redis,
   keys: RedisKeys,
-  marks: Pick<ShardMarks, 'isLive'> & Partial<Pick<ShardMarks, 'version' | 'stableUntil'>>,
+  marks: Pick<ShardMarks, 'isLive'> & Partial<Pick<ShardMarks, 'version' | 'stableUntil' | 'current' | 'refresh'>>,
   opts: CodeLookupOptions = {},
 ): CodeLookup {
   const now = opts.now ?? Date.now
@@ -60,7 +60,15 @@ export function createCodeLookup(
     return entries
   }
 
+  // Marks not read for a while (the connection was lost) may have lapsed here while the gateway renewed them: read
+  // them first; when that fails too, liveness is unknown and the lookup fails (the front answers 503, never a guess).
+  const readMarks = async (): Promise<void> => {
+    await marks.refresh?.()
+    if (marks.current?.(now()) === false) throw new Error('the shard marks could not be read: shard liveness is unknown')
+  }
+
   return async (codes) => {
+    if (marks.current?.(now()) === false) await readMarks()
     const views: CodeView[] = new Array(codes.length)
     if (near === undefined || !near.live) {
       opts.onNearCache?.(0, codes.length)

@@ -19,6 +19,8 @@ import { execAll } from './multi.js'
 
 /** How often a front reads the marks. */
 export const MARKS_REFRESH_MS = 1000
+/** Marks last read longer ago than this (three missed reads) are not current: liveness is unknown until a read works. */
+export const MARKS_CURRENT_FOR_MS = 3 * MARKS_REFRESH_MS
 
 /** The watcher. */
 export interface ShardMarks {
@@ -30,7 +32,13 @@ export interface ShardMarks {
   stableUntil(at: number): number
   /** Calls `listener` with the shards whose liveness changed since the previous check; returns a stop function. */
   onTransition(listener: (shards: readonly number[]) => void): () => void
-  /** Reads the marks now and reports transitions (the timer does this every `everyMs`). */
+  /**
+   * True while the marks were last read less than `currentForMs` before `at`. After the connection was lost for a
+   * while, the marks held may have lapsed while the gateway kept renewing them: judging presences by them would show
+   * "No activity" for live shards. Readers call `refresh()` first when this is false.
+   */
+  current(at: number): boolean
+  /** Reads the marks now and reports transitions (the timer does this every `everyMs`); concurrent calls share one read. */
   refresh(): Promise<void>
   /** Stops the timer. */
   stop(): void
@@ -39,6 +47,8 @@ export interface ShardMarks {
 /** Options of the watcher. */
 export interface ShardMarksOptions {
   everyMs?: number
+  /** How long a read keeps the marks current (default: three reads' worth). */
+  currentForMs?: number
   now?: () => number
   onError?: (err: Error) => void
 }
@@ -50,6 +60,10 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
   let marks = new Map<number, number>()
   let version = 0
   let wasLive = new Set<number>()
+  let readAt = Number.NEGATIVE_INFINITY
+  let reading: Promise<void> | null = null
+  const everyMs = opts.everyMs ?? MARKS_REFRESH_MS
+  const currentForMs = opts.currentForMs ?? 3 * everyMs
 
   const check = () => {
     const at = now()
@@ -61,27 +75,48 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
     wasLive = live
     if (changed.length > 0) for (const listener of listeners) listener(changed)
   }
-  const refresh = async () => {
+  const read = async () => {
+    let timer: NodeJS.Timeout | undefined
     try {
       const sentAt = now()
-      const [raw, time] = (await execAll(redis.multi().hgetall(keys.presenceShards).time())) as [Record<string, string>, [string, string]]
+      const answer = execAll(redis.multi().hgetall(keys.presenceShards).time())
+      answer.catch(() => undefined)
+      // A read gets one period to answer: on a silent connection it would wait until the path heals (a late answer,
+      // from a long round trip, would measure the clock offset badly anyway), and readers waiting on it must not.
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer to the marks read in ${everyMs} ms`)), everyMs)
+        timer.unref()
+      })
+      const [raw, time] = (await Promise.race([answer, deadline])) as [Record<string, string>, [string, string]]
       const redisNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000)
       // Redis's clock minus ours, taking Redis's reading to be from the middle of the round trip.
       const offset = redisNow - (sentAt + now()) / 2
       const next = new Map<number, number>()
       for (const [shard, until] of Object.entries(raw)) next.set(Number(shard), Number(until) - offset)
       marks = next
+      readAt = sentAt
       version++
     } catch (err) {
       // Unreadable marks keep their last value: a lapse is still noticed by time, a revival when Redis answers.
       opts.onError?.(err as Error)
+    } finally {
+      clearTimeout(timer)
     }
     check()
   }
+  const refresh = () => {
+    reading ??= read().finally(() => {
+      reading = null
+    })
+    return reading
+  }
 
   await refresh()
-  const timer = setInterval(() => void refresh(), opts.everyMs ?? MARKS_REFRESH_MS)
+  const timer = setInterval(() => void refresh(), everyMs)
   timer.unref()
+  // A connection that is back reads the marks at once instead of at the next tick.
+  const onReady = () => void refresh()
+  redis.on('ready', onReady)
   return {
     isLive: (shard, at) => (marks.get(shard) ?? 0) > at,
     get version() {
@@ -96,7 +131,11 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
+    current: (at) => at - readAt < currentForMs,
     refresh,
-    stop: () => clearInterval(timer),
+    stop: () => {
+      clearInterval(timer)
+      redis.off('ready', onReady)
+    },
   }
 }

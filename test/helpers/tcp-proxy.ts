@@ -4,8 +4,9 @@
  *   ours, so nothing else can take it while the "server" is away), until `restore()`. Used to make MariaDB
  *   unreachable for one process only.
  * - `stall()`: a partition. Nothing is closed, but no byte goes through in either direction (new connections are
- *   accepted and hang the same way); `resume()` delivers every held byte late, in order, as TCP does once a cut path
- *   heals. Connections the client closed meanwhile are gone, as they would be.
+ *   accepted and hang the same way, or with `{ newConnections: 'fail' }` are closed at once, as attempts that time
+ *   out would be); `resume()` delivers every held byte late, in order, as TCP does once a cut path heals.
+ *   Connections the client closed meanwhile are gone, as they would be.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 
@@ -15,8 +16,8 @@ export interface TcpProxy {
   /** Destroys every open connection and refuses new ones until restore(). */
   cut(): void
   restore(): void
-  /** Holds every byte of every connection, open or new, until resume(); closes nothing. */
-  stall(): void
+  /** Holds every byte of every open connection until resume(); closes none of them. New ones hang too, or fail. */
+  stall(opts?: { newConnections?: 'hang' | 'fail' }): void
   /** Delivers what was held and forwards again. */
   resume(): void
   close(): Promise<void>
@@ -34,9 +35,10 @@ interface Pair {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let up = true
   let stalled = false
+  let failNew = false
   const pairs = new Set<Pair>()
   const server = createServer((client) => {
-    if (!up) {
+    if (!up || (stalled && failNew)) {
       client.destroy()
       return
     }
@@ -69,8 +71,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     restore() {
       up = true
     },
-    stall() {
+    stall(opts = {}) {
       stalled = true
+      failNew = opts.newConnections === 'fail'
     },
     resume() {
       stalled = false

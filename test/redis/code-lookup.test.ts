@@ -10,6 +10,7 @@ import { createNearCache } from '../../src/core/near-cache.js'
 import { createCodeLookup } from '../../src/redis/code-lookup.js'
 import { watchShardMarks } from '../../src/redis/shard-marks.js'
 import { startStack } from '../helpers/stack.js'
+import { unreachableRedis } from '../helpers/unreachable-redis.js'
 
 const GAME = (name: string) => renderActivityGroups([{ type: 0, name }], 'Roblox')
 
@@ -68,4 +69,34 @@ t.test('the same codes array is answered again only while nothing it depends on 
 
   const again = await lookup(codes)
   t.not(again, await lookup(codes), 'each call gets its own array, so a caller may change it')
+})
+
+t.test('marks not read for a while are read again before they judge a presence; unreadable ones fail the lookup', async (t) => {
+  const stack = await startStack(t, { front: false, consumers: [] })
+  const { code } = await stack.codes.issue('400000000000000002')
+  t.equal((await stack.codes.bind(code.code, { platformUserId: '4002', platformUsername: 'Lookup_B' }, { source: 'test' })).status, 'bound')
+  let clock = 5_000_000
+  await stack.presence.markLive(4, 5_000)
+  await stack.presence.set(code.code, { shard: 4, status: 'online', activity: GAME('Chess') })
+  // The timer never fires in this test: only the lookup's own re-read can bring the marks up to date.
+  const marks = await watchShardMarks(stack.redis, stack.ctx.keys, { everyMs: 60_000, currentForMs: 3_000, now: () => clock })
+  t.teardown(() => marks.stop())
+  const lookup = createCodeLookup(stack.redis, stack.ctx.keys, marks, { now: () => clock })
+  const shown = async () => renderCallbackBlock(code.code, (await lookup([code.code]))[0]!)
+  const playing = `{${code.code};\nLookup_B;\nPlaying,\nChess;\n}\n`
+
+  t.equal(await shown(), playing)
+  // The gateway kept renewing while this front could not read (a partition): the copy held here lapses, Redis's not.
+  await stack.presence.renewMark(4, 60_000)
+  clock += 5_100
+  t.equal(marks.current(clock), false, 'marks last read 5.1 s ago are not current')
+  t.equal(await shown(), playing, 'read again first: the shard is live, not "No activity"')
+  t.equal(marks.current(clock), true)
+
+  // A front whose marks cannot be read does not guess: the lookup fails (the front answers 503).
+  const broken = await unreachableRedis(t)
+  const blind = await watchShardMarks(broken, stack.ctx.keys, { everyMs: 60_000, currentForMs: 3_000, now: () => clock })
+  t.teardown(() => blind.stop())
+  const blindLookup = createCodeLookup(stack.redis, stack.ctx.keys, blind, { now: () => clock })
+  await t.rejects(blindLookup([code.code]), /shard marks could not be read/)
 })
