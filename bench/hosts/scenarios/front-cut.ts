@@ -72,8 +72,12 @@ export async function frontCutScenario(dep: Deployment, log: (m: string) => void
     const failedKinds = new Map<string, number>()
     for (const r of failed) failedKinds.set(r.shown[player.code]!, (failedKinds.get(r.shown[player.code]!) ?? 0) + 1)
     const sentAfterDown = downAt === null ? [] : failed.filter((r) => r.sent > downAt)
-    const staleLb = records.filter((r) => r.sent > changedAt + (lbSawChange ?? 0) && r.shown[player.code] === playing('Before cut'))
-    const staleDirect = direct.filter((d) => d.shown === playing('Before cut'))
+    // Wrong answers: a 200 that shows anything but the current activity (the one from before the cut, from a near
+    // cache nobody told, or No activity, from liveness marks read before the cut). Refusals (503) are honest.
+    const wrongLb = records.filter(
+      (r) => r.status === 200 && r.sent > changedAt + (lbSawChange ?? 0) && r.sent < afterAt && r.shown[player.code] !== playing('During cut'),
+    )
+    const wrongDirect = direct.filter((d) => !d.shown.startsWith('HTTP ') && !d.shown.startsWith('failed') && d.shown !== playing('During cut'))
     const directShown = new Map<string, number>()
     for (const d of direct) directShown.set(d.shown, (directShown.get(d.shown) ?? 0) + 1)
 
@@ -84,13 +88,19 @@ export async function frontCutScenario(dep: Deployment, log: (m: string) => void
     if (downAt === null) problems.push('the balancer never marked front-a down')
     if (sentAfterDown.length > 0) problems.push(`${sentAfterDown.length} requests sent after the balancer marked front-a down failed (${counts(failedKinds)})`)
     if (lbSawChange === null) problems.push('the change made during the cut never showed through the balancer')
-    if (staleLb.length > 0) problems.push(`${staleLb.length} answers through the balancer showed the activity from before the cut after the change had shown`)
+    if (wrongLb.length > 0) {
+      const shown = new Map<string, number>()
+      for (const r of wrongLb) shown.set(r.shown[player.code]!, (shown.get(r.shown[player.code]!) ?? 0) + 1)
+      problems.push(`${wrongLb.length} answers through the balancer showed something else than the change once it had shown: ${counts(shown)}`)
+    }
     if (moved.length !== onA) problems.push(`${moved.length} streams ended after the cut, but front-a held ${onA}`)
     if (reconnects.some((ms) => Number.isNaN(ms))) problems.push('a stream cut off with front-a never reconnected')
     if (gotChange.length !== STREAMS) problems.push(`${gotChange.length} of ${STREAMS} streams received the change made during the cut`)
     if (upAt === null) problems.push('the balancer did not bring front-a back within 15 s of its return')
-    if (staleDirect.length > 0) {
-      problems.push(`front-a answered ${staleDirect.length} times with the activity from before the cut after it came back (last ${seconds(staleDirect.at(-1)!.at - restoredAt)} after)`)
+    if (wrongDirect.length > 0) {
+      const shown = new Map<string, number>()
+      for (const d of wrongDirect) shown.set(d.shown, (shown.get(d.shown) ?? 0) + 1)
+      problems.push(`front-a answered ${wrongDirect.length} times with something else than the current activity after it came back: ${counts(shown)} (last ${seconds(wrongDirect.at(-1)!.at - restoredAt)} after)`)
     }
     if (afterOnA === null) problems.push('front-a never showed the change made after its return')
 
