@@ -11,7 +11,7 @@ import { createCodeCache } from '../src/redis/code-cache.js'
 import { createPresenceStore } from '../src/redis/presence-store.js'
 import { closeHttp, send } from './harness/http.js'
 import { childPids } from './harness/proc-sampler.js'
-import { createBenchLog, startProcess, stopAll, stopOnSignals } from './harness/processes.js'
+import { createBenchLog, runMain, startProcess, stopAll, stopOnSignals } from './harness/processes.js'
 import { waitForFront, waitForWorkers } from './harness/readiness.js'
 import { createScratch, freePort, type Scratch } from './harness/scratch.js'
 import type { BenchEnv } from './measurements/bench-env.js'
@@ -129,10 +129,4 @@ async function main(): Promise<void> {
 }
 
 stopOnSignals(log)
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`)
-    process.exit(1)
-  },
-)
+runMain('bench', main)

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
-import { createBenchLog, killAllSync, stopAll } from './harness/processes.js'
+import { createBenchLog, killAllSync, runMain, stopAll } from './harness/processes.js'
 import { killServersSync, privateMariadb, privateRedis } from './harness/private-infra.js'
 import { createScratch } from './harness/scratch.js'
 import { DRILLS, LOAD } from './drills/drill-list.js'
@@ -116,10 +116,4 @@ async function main(): Promise<number> {
   return failed.length === 0 ? 0 : 1
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`drills failed: ${(err as Error).stack ?? String(err)}\n`)
-    process.exit(1)
-  },
-)
+runMain('drills', main)

@@ -13,7 +13,7 @@ import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { createBenchLog, killAllSync } from './harness/processes.js'
+import { createBenchLog, killAllSync, runMain } from './harness/processes.js'
 import { killServersSync } from './harness/private-infra.js'
 import { closeClients } from './hosts/clients.js'
 import { deploy } from './hosts/deployment.js'
@@ -101,10 +101,4 @@ async function main(): Promise<number> {
   return failed.length === 0 ? 0 : 1
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`hosts failed: ${(err as Error).stack ?? String(err)}\n`)
-    process.exit(1)
-  },
-)
+runMain('hosts', main)

@@ -198,6 +198,17 @@ export function stopOnSignals(log: (message: string) => void): void {
   }
 }
 
+/** Runs a bench script's `main` and exits with the status it returns (0 when it returns nothing), or 1 on a throw. */
+export function runMain(name: string, main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (err: unknown) => {
+      process.stderr.write(`${name} failed: ${(err as Error).stack ?? String(err)}\n`)
+      process.exit(1)
+    },
+  )
+}
+
 /** A logger writing `[tag HH:MM:SS] message` lines to stdout. */
 export function createBenchLog(tag: string): (message: string) => void {
   return (message) => process.stdout.write(`[${tag} ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
