@@ -5,6 +5,8 @@
  * same run is the figure to read, not the absolute numbers.
  */
 import autocannon from 'autocannon'
+import { sumCpuSeconds } from '../../harness/proc-sampler.js'
+import { descendantPidsSync, type BenchProcess } from '../../harness/processes.js'
 import type { Deployment } from '../deployment.js'
 import { linkPlayer, setActivity } from '../players.js'
 import { median, type ScenarioOutcome } from '../scenario.js'
@@ -13,6 +15,9 @@ import { pause } from '../watchers.js'
 const RUNS = 3
 const SECONDS = 5
 const CONNECTIONS = 50
+
+/** A process and everything it started (a front's cluster workers; `ip netns exec` itself execs into the part). */
+const treeOf = (p: BenchProcess | undefined): number[] => (p === undefined || p.pid === 0 ? [] : [p.pid, ...descendantPidsSync(p.pid)])
 
 /** Runs the scenario. */
 export async function capacityScenario(dep: Deployment, log: (m: string) => void): Promise<ScenarioOutcome> {
@@ -25,7 +30,8 @@ export async function capacityScenario(dep: Deployment, log: (m: string) => void
     if (s?.['front-a'] === 'UP' && s['front-b'] === 'UP') break
     await pause(200)
   }
-  const results: Record<'direct' | 'balancer', Array<{ rps: number; p99: number; errors: number; non2xx: number }>> = { direct: [], balancer: [] }
+  type Run = { rps: number; p99: number; errors: number; non2xx: number; lbCores: number; frontCores: number }
+  const results: Record<'direct' | 'balancer', Run[]> = { direct: [], balancer: [] }
   try {
     const players = []
     for (let i = 0; i < 10; i++) players.push(await linkPlayer(dep, 600 + i, (i % 2) as 0 | 1))
@@ -33,9 +39,16 @@ export async function capacityScenario(dep: Deployment, log: (m: string) => void
     const path = `/callbacks/${players.map((p) => p.code).join('&')}`
     for (let run = 0; run < RUNS; run++) {
       for (const [kind, base] of [['direct', dep.frontApi('front-a')], ['balancer', dep.api]] as const) {
+        // CPU used during the run (cores = CPU seconds / wall seconds), read from /proc around it.
+        const lbPids = treeOf(dep.lb)
+        const frontPids = [...treeOf(dep.parts.get('front-a')), ...treeOf(dep.parts.get('front-b'))]
+        const [lb0, fronts0, t0] = [await sumCpuSeconds(lbPids), await sumCpuSeconds(frontPids), Date.now()]
         const r = await autocannon({ url: `${base}${path}`, connections: CONNECTIONS, duration: SECONDS })
-        results[kind].push({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx })
-        log(`capacity: ${kind} run ${run + 1}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms`)
+        const wall = (Date.now() - t0) / 1000
+        const lbCores = ((await sumCpuSeconds(lbPids)) - lb0) / wall
+        const frontCores = ((await sumCpuSeconds(frontPids)) - fronts0) / wall
+        results[kind].push({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, lbCores, frontCores })
+        log(`capacity: ${kind} run ${run + 1}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, CPU: balancer ${lbCores.toFixed(2)}, fronts ${frontCores.toFixed(2)} cores`)
       }
     }
   } finally {
@@ -47,6 +60,8 @@ export async function capacityScenario(dep: Deployment, log: (m: string) => void
   }
   const rps = (kind: 'direct' | 'balancer') => median(results[kind].map((r) => r.rps))
   const p99 = (kind: 'direct' | 'balancer') => median(results[kind].map((r) => r.p99))
+  const cores = (kind: 'direct' | 'balancer', of: 'lbCores' | 'frontCores') => median(results[kind].map((r) => r[of]))
+  const perCore = (kind: 'direct' | 'balancer', of: 'lbCores' | 'frontCores') => median(results[kind].map((r) => r.rps / r[of]))
   return {
     name: 'capacity',
     title,
@@ -54,6 +69,11 @@ export async function capacityScenario(dep: Deployment, log: (m: string) => void
       { label: 'straight at front-a (1 front worker): median req/s, p99', value: `${Math.round(rps('direct'))}, ${p99('direct')} ms` },
       { label: 'through the balancer (2 fronts): median req/s, p99', value: `${Math.round(rps('balancer'))}, ${p99('balancer')} ms` },
       { label: 'balancer / direct throughput', value: (rps('balancer') / rps('direct')).toFixed(2) },
+      { label: 'CPU straight at front-a: front cores used, req/s per front core', value: `${cores('direct', 'frontCores').toFixed(2)}, ${Math.round(perCore('direct', 'frontCores'))}` },
+      {
+        label: 'CPU through the balancer: HAProxy cores, both fronts\' cores; req/s per HAProxy core, per front core',
+        value: `${cores('balancer', 'lbCores').toFixed(2)}, ${cores('balancer', 'frontCores').toFixed(2)}; ${Math.round(perCore('balancer', 'lbCores'))}, ${Math.round(perCore('balancer', 'frontCores'))}`,
+      },
       { label: 'runs (req/s), direct | balancer', value: `${results.direct.map((r) => Math.round(r.rps)).join(', ')} | ${results.balancer.map((r) => Math.round(r.rps)).join(', ')}` },
     ],
     problems,

@@ -24,7 +24,7 @@ async function streamArrival(stream: FollowedStream, code: string, game: string,
 
 /** Runs the scenario. */
 export async function presenceScenario(dep: Deployment, log: (m: string) => void): Promise<ScenarioOutcome> {
-  const title = `${CHANGES} presence changes in the sandbox (alternating a shard-0 and a shard-1 player); each timed until a callbacks poll (every 50 ms) and an open SSE stream show it, on front-a and on front-b directly`
+  const title = `${CHANGES} presence changes in the sandbox (alternating a shard-0 and a shard-1 player); each timed until a callbacks poll (every 10 ms) and an open SSE stream show it, on front-a and on front-b directly`
   const problems: string[] = []
   const players: Player[] = [await linkPlayer(dep, 100, 0), await linkPlayer(dep, 101, 1)]
   for (const p of players) await setActivity(dep, p, [{ type: 0, name: 'Warmup' }])
@@ -42,8 +42,8 @@ export async function presenceScenario(dep: Deployment, log: (m: string) => void
       const since = Date.now()
       await setActivity(dep, player, [{ type: 0, name: game }])
       const [pa, pb, sa, sb] = await Promise.all([
-        waitShown(dep.frontApi('front-a'), player.code, playing(game), since, 10_000, 50),
-        waitShown(dep.frontApi('front-b'), player.code, playing(game), since, 10_000, 50),
+        waitShown(dep.frontApi('front-a'), player.code, playing(game), since, 10_000, 10),
+        waitShown(dep.frontApi('front-b'), player.code, playing(game), since, 10_000, 10),
         streamArrival(streams['front-a'], player.code, game, since, 10_000),
         streamArrival(streams['front-b'], player.code, game, since, 10_000),
       ])
