@@ -19,8 +19,6 @@ import { execAll } from './multi.js'
 
 /** How often a front reads the marks. */
 export const MARKS_REFRESH_MS = 1000
-/** Marks last read longer ago than this (three missed reads) are not current: liveness is unknown until a read works. */
-export const MARKS_CURRENT_FOR_MS = 3 * MARKS_REFRESH_MS
 
 /** The watcher. */
 export interface ShardMarks {
@@ -47,7 +45,7 @@ export interface ShardMarks {
 /** Options of the watcher. */
 export interface ShardMarksOptions {
   everyMs?: number
-  /** How long a read keeps the marks current (default: three reads' worth). */
+  /** How long a read keeps the marks current (default: three periods, 3 s; past it, liveness is unknown until a read works). */
   currentForMs?: number
   now?: () => number
   onError?: (err: Error) => void
