@@ -41,6 +41,13 @@ export function millis(ms: number | null): string {
   return ms === null || Number.isNaN(ms) ? '-' : `${Math.round(ms)} ms`
 }
 
+/** How many times each value occurs, in order of first appearance. */
+export function tally(values: Iterable<string>): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const v of values) out.set(v, (out.get(v) ?? 0) + 1)
+  return out
+}
+
 /** A count map rendered as `a 3, b 1` (or `none`). */
 export function counts(map: ReadonlyMap<string, number> | Record<string, number>): string {
   const entries = map instanceof Map ? [...map.entries()] : Object.entries(map)

@@ -1,7 +1,8 @@
 /**
  * A front whose path to Redis goes silent (a partition: nothing closed, nothing delivered) must not go on serving
  * what its near cache holds while the changes published meanwhile sit in a dead socket: within a few seconds it
- * answers 503 `service_unavailable` instead, and once the path heals it serves the current state again.
+ * answers 503 ("temporarily unavailable; retry shortly") instead, and once the path heals it serves the current
+ * state again, never "No activity" from shard marks read before the stall.
  */
 import t from 'tap'
 import { createRedis } from '../../src/redis/connection.js'

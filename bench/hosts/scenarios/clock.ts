@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs'
 import type { Deployment } from '../deployment.js'
 import { cutHost, restoreHost } from '../netns.js'
 import { linkPlayer, playing, setActivity, waitShown, waitShownOnBothFronts } from '../players.js'
-import { counts, seconds, type ScenarioOutcome } from '../scenario.js'
+import { counts, seconds, tally, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 import { pause, startPolling } from '../watchers.js'
 
@@ -44,8 +44,7 @@ export async function clockScenario(dep: Deployment, log: (m: string) => void): 
       await polling.stop()
       restoreHost('gateway-a')
       const steady = polling.records.filter((r) => r.sent < cutAt)
-      const shown = new Map<string, number>()
-      for (const r of steady) shown.set(r.shown[player.code]!, (shown.get(r.shown[player.code]!) ?? 0) + 1)
+      const shown = tally(steady.map((r) => r.shown[player.code]!))
       const wrong = steady.filter((r) => r.shown[player.code] !== playing(game)).length
       log(`clock ${offset}: steady ${counts(shown)}, lapse ${seconds(lapse)}`)
       figures.push({ label: `clock ${offset === '0' ? 'as is' : `${offset} s`}: polls during ${STEADY_MS / 1000} s`, value: counts(shown) })

@@ -8,7 +8,7 @@ import { followStream, type FollowedStream } from '../clients.js'
 import type { Deployment } from '../deployment.js'
 import { cutHost, restoreHost } from '../netns.js'
 import { linkPlayer, playing, setActivity, shownAt, waitShown } from '../players.js'
-import { counts, median, millis, seconds, type ScenarioOutcome } from '../scenario.js'
+import { counts, median, millis, seconds, tally, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 import { pause, startPolling, watchBalancer } from '../watchers.js'
 
@@ -69,8 +69,7 @@ export async function frontCutScenario(dep: Deployment, log: (m: string) => void
     const downAt = lb.firstAfter('front-a', 'DOWN', cutAt)
     const records = polling.records
     const failed = records.filter((r) => r.status !== 200)
-    const failedKinds = new Map<string, number>()
-    for (const r of failed) failedKinds.set(r.shown[player.code]!, (failedKinds.get(r.shown[player.code]!) ?? 0) + 1)
+    const failedKinds = tally(failed.map((r) => r.shown[player.code]!))
     const sentAfterDown = downAt === null ? [] : failed.filter((r) => r.sent > downAt)
     // Wrong answers: a 200 that shows anything but the current activity (the one from before the cut, from a near
     // cache nobody told, or No activity, from liveness marks read before the cut). Refusals (503) are honest.
@@ -78,8 +77,7 @@ export async function frontCutScenario(dep: Deployment, log: (m: string) => void
       (r) => r.status === 200 && r.sent > changedAt + (lbSawChange ?? 0) && r.sent < afterAt && r.shown[player.code] !== playing('During cut'),
     )
     const wrongDirect = direct.filter((d) => !d.shown.startsWith('HTTP ') && !d.shown.startsWith('failed') && d.shown !== playing('During cut'))
-    const directShown = new Map<string, number>()
-    for (const d of direct) directShown.set(d.shown, (directShown.get(d.shown) ?? 0) + 1)
+    const directShown = tally(direct.map((d) => d.shown))
 
     const moved = streams.filter((s) => s.ended.some((t) => t >= cutAt))
     const reconnects = moved.map((s) => (s.opened.find((t) => t > cutAt) ?? Number.NaN) - cutAt)
@@ -89,18 +87,16 @@ export async function frontCutScenario(dep: Deployment, log: (m: string) => void
     if (sentAfterDown.length > 0) problems.push(`${sentAfterDown.length} requests sent after the balancer marked front-a down failed (${counts(failedKinds)})`)
     if (lbSawChange === null) problems.push('the change made during the cut never showed through the balancer')
     if (wrongLb.length > 0) {
-      const shown = new Map<string, number>()
-      for (const r of wrongLb) shown.set(r.shown[player.code]!, (shown.get(r.shown[player.code]!) ?? 0) + 1)
-      problems.push(`${wrongLb.length} answers through the balancer showed something else than the change once it had shown: ${counts(shown)}`)
+      const shown = counts(tally(wrongLb.map((r) => r.shown[player.code]!)))
+      problems.push(`${wrongLb.length} answers through the balancer showed something else than the change once it had shown: ${shown}`)
     }
     if (moved.length !== onA) problems.push(`${moved.length} streams ended after the cut, but front-a held ${onA}`)
     if (reconnects.some((ms) => Number.isNaN(ms))) problems.push('a stream cut off with front-a never reconnected')
     if (gotChange.length !== STREAMS) problems.push(`${gotChange.length} of ${STREAMS} streams received the change made during the cut`)
     if (upAt === null) problems.push('the balancer did not bring front-a back within 15 s of its return')
     if (wrongDirect.length > 0) {
-      const shown = new Map<string, number>()
-      for (const d of wrongDirect) shown.set(d.shown, (shown.get(d.shown) ?? 0) + 1)
-      problems.push(`front-a answered ${wrongDirect.length} times with something else than the current activity after it came back: ${counts(shown)} (last ${seconds(wrongDirect.at(-1)!.at - restoredAt)} after)`)
+      const shown = counts(tally(wrongDirect.map((d) => d.shown)))
+      problems.push(`front-a answered ${wrongDirect.length} times with something else than the current activity after it came back: ${shown} (last ${seconds(wrongDirect.at(-1)!.at - restoredAt)} after)`)
     }
     if (afterOnA === null) problems.push('front-a never showed the change made after its return')
 

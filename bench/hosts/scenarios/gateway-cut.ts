@@ -6,7 +6,7 @@
 import type { Deployment } from '../deployment.js'
 import { cutHost, restoreHost } from '../netns.js'
 import { linkPlayer, playing, setActivity, waitShown, waitShownOnBothFronts } from '../players.js'
-import { counts, seconds, type ScenarioOutcome } from '../scenario.js'
+import { counts, seconds, tally, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 import { pause, startPolling } from '../watchers.js'
 
@@ -46,10 +46,8 @@ export async function gatewayCutScenario(dep: Deployment, log: (m: string) => vo
 
     const records = polling.records.filter((r) => r.sent >= cutAt)
     const lapsedAt = records.find((r) => r.shown[p1.code] === 'No activity')?.at ?? null
-    const shard0 = new Map<string, number>()
-    for (const r of records) shard0.set(r.shown[p0.code]!, (shard0.get(r.shown[p0.code]!) ?? 0) + 1)
-    const shard1 = new Map<string, number>()
-    for (const r of records) shard1.set(r.shown[p1.code]!, (shard1.get(r.shown[p1.code]!) ?? 0) + 1)
+    const shard0 = tally(records.map((r) => r.shown[p0.code]!))
+    const shard1 = tally(records.map((r) => r.shown[p1.code]!))
     const resurrected = lapsedAt === null ? [] : records.filter((r) => r.sent > lapsedAt && r.shown[p1.code] === playing('Before cut'))
     const wrong0 = records.filter((r) => r.shown[p0.code] !== playing('Shard zero'))
 
