@@ -81,8 +81,10 @@ export async function watchShardMarks(redis: Redis, keys: RedisKeys, opts: Shard
       answer.catch(() => undefined)
       // A read gets one period to answer: on a silent connection it would wait until the path heals (a late answer,
       // from a long round trip, would measure the clock offset badly anyway), and readers waiting on it must not.
+      // The refusal waits for the I/O phase (setImmediate): when our own event loop was what held things up, an
+      // answer that arrived meanwhile is read first and wins the race.
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer to the marks read in ${everyMs} ms`)), everyMs)
+        timer = setTimeout(() => setImmediate(() => reject(new Error(`no answer to the marks read in ${everyMs} ms`))), everyMs)
         timer.unref()
       })
       const [raw, time] = (await Promise.race([answer, deadline])) as [Record<string, string>, [string, string]]

@@ -54,9 +54,14 @@ export function reconnectWhenSilent(redis: Redis, opts: SilenceWatchOptions = {}
       probeSentAt = null
       if (handshakeSince === null || late) handshakeSince = now
       else if (now - handshakeSince >= silentAfterMs) {
-        opts.onSilent?.(now - handshakeSince)
-        handshakeSince = null
-        tearDown(redis)
+        // Judged after the I/O phase, like a probe below: an answer already in the socket is read first.
+        const since = handshakeSince
+        setImmediate(() => {
+          if (handshakeSince !== since || redis.status !== 'connect') return
+          handshakeSince = null
+          opts.onSilent?.(Date.now() - since)
+          tearDown(redis)
+        })
       }
       return
     }
@@ -68,10 +73,14 @@ export function reconnectWhenSilent(redis: Redis, opts: SilenceWatchOptions = {}
     if (probeSentAt !== null) {
       if (late) probeSentAt = now
       else if (now - probeSentAt >= silentAfterMs) {
-        const silentMs = now - probeSentAt
-        probeSentAt = null
-        opts.onSilent?.(silentMs)
-        tearDown(redis)
+        // Judged after the I/O phase: an answer already in the socket (our loop was busy) is read first.
+        const overdue = probeSentAt
+        setImmediate(() => {
+          if (probeSentAt !== overdue || redis.status !== 'ready') return
+          probeSentAt = null
+          opts.onSilent?.(Date.now() - overdue)
+          tearDown(redis)
+        })
       }
       return
     }
