@@ -256,7 +256,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       observer?.opened?.('ws')
 
       const sendText = (text: string) => {
-        if (!ended) ws.send(text)
+        if (!ended && !cut) ws.send(text)
       }
       const sink: StreamSink = {
         view,
@@ -264,14 +264,27 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
           if (ended || cut) return
           ws.send(wsBlock(code, block))
           observer?.sent?.('ws', 1)
-          if (ws.buffered > config.streamMaxBufferedBytes) {
-            cut = true
-            observer?.slowConsumerCut?.('ws')
-            log.info({ reqId: requestId, client, buffered: ws.buffered }, 'stream cut off: slow consumer')
-            ws.send(wsError(ErrorCode.SlowConsumer, `this stream was closed: more than ${config.streamMaxBufferedBytes} bytes were waiting to be sent (the client stopped reading); reconnect`))
-            close(1008, ErrorCode.SlowConsumer)
-          }
+          if (ws.buffered > config.streamMaxBufferedBytes) cutOff()
         },
+      }
+      // The close frame waits until what is buffered (the last message included) has been sent, for at most
+      // SLOW_CONSUMER_GRACE_MS as an SSE stream does: uWS drops what is still buffered a few seconds after a close, so
+      // closing at once would lose the `slow_consumer` message for a client that was only slow.
+      const cutOff = () => {
+        cut = true
+        hub.unsubscribe(sink, [...codes])
+        observer?.slowConsumerCut?.('ws')
+        log.info({ reqId: requestId, client, buffered: ws.buffered }, 'stream cut off: slow consumer')
+        ws.send(wsError(ErrorCode.SlowConsumer, `this stream was closed: more than ${config.streamMaxBufferedBytes} bytes were waiting to be sent (the client stopped reading); reconnect`))
+        const closeCut = () => {
+          clearTimeout(grace)
+          if (!ended) close(1008, ErrorCode.SlowConsumer)
+        }
+        const grace = setTimeout(closeCut, SLOW_CONSUMER_GRACE_MS)
+        grace.unref()
+        ws.on('drain', () => {
+          if (ws.buffered === 0) closeCut()
+        })
       }
       const close = (status: number, reason: string) => {
         cleanup()
@@ -289,7 +302,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       }
       const stream = {
         heartbeat() {
-          if (!ended) ws.ping()
+          if (!ended && !cut) ws.ping()
         },
         end() {
           close(1001, 'server closing')
@@ -309,7 +322,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       }
 
       const handle = async (text: string) => {
-        if (ended) return
+        if (ended || cut) return
         let value: unknown
         try {
           value = JSON.parse(text)
@@ -356,13 +369,13 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
           log.error({ err, reqId: requestId }, 'stream subscribe failed')
           return fail(ErrorCode.Internal, 'temporarily unavailable; retry shortly; nothing was subscribed', adding)
         }
-        if (ended) return unreserve()
+        if (ended || cut) return unreserve()
         await hub.subscribe(sink, adding)
         sendText(wsAck('subscribed', read.codes))
       }
 
       ws.on('message', (text: string) => {
-        if (ended) return
+        if (ended || cut) return
         if (++queued > MAX_QUEUED_MESSAGES) {
           fail(ErrorCode.RateLimited, `too many messages waiting (${MAX_QUEUED_MESSAGES}); closing`)
           return close(1008, 'too many messages')

@@ -11,7 +11,6 @@ import type { Database } from '../../src/mysql/schema.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createCodeCache } from '../../src/redis/code-cache.js'
 import { createPresenceStore, type PresenceStore } from '../../src/redis/presence-store.js'
-import type { FrontObserver } from '../../src/http/front-app.js'
 import { CONSUMERS, startConsumers, type ConsumerName } from '../../src/runtime/consumers.js'
 import { startFront } from '../../src/runtime/front-runtime.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
@@ -44,7 +43,7 @@ export interface StackOptions {
   env?: Record<string, string>
   front?: boolean
   consumers?: readonly ConsumerName[]
-  observer?: FrontObserver
+  observer?: Parameters<typeof startFront>[1]
 }
 
 /** A fresh unique name for a database and Redis prefix. */

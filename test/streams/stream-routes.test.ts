@@ -9,6 +9,9 @@ import { eventually, getText, startStack, type Stack } from '../helpers/stack.js
 import { openSse, openWs, type SseClient, type WsClient } from '../helpers/stream-clients.js'
 
 let stack: Stack
+/** The streams the front cut off as slow consumers and the streams it counted closed, by kind, as its observer hooks report them. */
+const cutOff: string[] = []
+const closed: string[] = []
 let user = 300000000000000000n
 const GAME = (name: string) => renderActivityGroups([{ type: 0, name }], 'Roblox')
 
@@ -44,6 +47,7 @@ t.before(async () => {
       UNKNOWN_CODE_BUDGET: '3',
     },
     consumers: [],
+    observer: { streams: () => ({ slowConsumerCut: (kind) => cutOff.push(kind), closed: (kind) => closed.push(kind) }) },
   })
   await stack.presence.markLive(0, 3_600_000)
   // The front's marks watcher reads the marks once a second: a shard marked after it started counts from its next read.
@@ -164,8 +168,9 @@ t.test('limits', async (t) => {
     t.equal(again.status, 200, 'a closed stream frees its place')
   })
 
-  t.test('a client that stops reading is cut off with a last slow_consumer message', async (t) => {
-    const a = await linked('Slow_SSE')
+  /** Opens an SSE stream and a WebSocket on a new code, both of which then stop reading. */
+  const stalled = async (username: string) => {
+    const a = await linked(username)
     const s = await sse(`/api/v1/stream/${a}`)
     await s.next()
     s.socket.pause()
@@ -173,20 +178,55 @@ t.test('limits', async (t) => {
     c.send({ op: 'subscribe', codes: [a] })
     await c.next((m) => m.op === 'subscribed')
     // The WebSocket client stops reading too: its socket is paused under the ws library.
-    ;(c.ws as unknown as { _socket: import('node:net').Socket })._socket.pause()
-    const big = (n: number) => `Playing,\n${String(n).padStart(6, '0')}${'x'.repeat(60_000)};\n`
-    for (let i = 0; i < 200 && !(s.ended && c.closed !== null); i++) {
-      await stack.presence.set(a, { shard: 0, status: 'online', activity: big(i) })
-      if (i % 20 === 19) await new Promise((r) => setTimeout(r, 20))
+    const wsSocket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket
+    wsSocket.pause()
+    return { a, s, c, resume: () => (s.socket.resume(), wsSocket.resume()) }
+  }
+  /**
+   * Sends changes of 60 kB until the front has cut both streams off. How many that takes depends on the kernel's socket
+   * buffers (which fill before the front's own) and on how many changes the hub coalesces under load, so the loop
+   * watches the front's own hook rather than counting; each change gets a moment so the hub pushes it.
+   */
+  const floodUntilCut = async (t: { pass(message: string): void }, a: string) => {
+    cutOff.length = 0
+    const until = Date.now() + 30_000
+    for (let i = 0; !(cutOff.includes('sse') && cutOff.includes('ws')); i++) {
+      if (Date.now() > until) throw new Error(`the front did not cut both streams off after ${i} changes of 60 kB (cut: ${cutOff.join(', ') || 'none'})`)
+      await stack.presence.set(a, { shard: 0, status: 'online', activity: `Playing,\n${String(i).padStart(6, '0')}${'x'.repeat(60_000)};\n` })
+      await new Promise((r) => setTimeout(r, 5))
     }
-    s.socket.resume()
-    ;(c.ws as unknown as { _socket: import('node:net').Socket })._socket.resume()
+    t.pass('the front cut both streams off')
+  }
+
+  t.test('a client that stops reading for a few seconds is cut off, and still reads a last slow_consumer message', async (t) => {
+    const { a, s, c, resume } = await stalled('Slow_SSE')
+    await floodUntilCut(t, a)
+    // The client reads again 3 s later, within SLOW_CONSUMER_GRACE_MS (5 s). Before the grace, the WebSocket was closed
+    // at the cut and uWS dropped what was still buffered about 2 s later, the last message with it.
+    await new Promise((r) => setTimeout(r, 3000))
+    resume()
     const last = await s.next((e) => e.event === 'error', 'the slow_consumer event', 15_000)
     t.match(JSON.parse(last.data), { code: 'slow_consumer' })
     await eventually(async () => (s.ended ? true : undefined), 10_000, 'the SSE stream to end')
     t.match(await c.next((m) => m.op === 'error', 'the slow_consumer message', 15_000), { code: 'slow_consumer' })
     await eventually(async () => c.closed ?? undefined, 10_000, 'the WebSocket to close')
     t.equal(c.closed?.code, 1008)
+    t.equal(c.closed?.reason, 'slow_consumer')
+  })
+
+  t.test('a client that never reads again is closed after the grace, and its streams no longer count', async (t) => {
+    const { a } = await stalled('Slow_Never')
+    closed.length = 0
+    await floodUntilCut(t, a)
+    await eventually(async () => (closed.includes('sse') && closed.includes('ws') ? true : undefined), 15_000, 'the front to close both streams')
+    // Both places are free again: the per-client limit (4) takes 4 new streams (on a code with a small block).
+    const b = await linked('Slow_After')
+    for (let i = 0; i < 2; i++) t.equal((await sse(`/api/v1/stream/${b}`)).status, 200)
+    await ws()
+    await ws()
+    const fifth = await getText(`${stack.api}/stream/${b}`)
+    t.equal(fifth.status, 429, 'and refuses the fifth')
+    t.match(fifth.text, /too many open streams/)
   })
 
   t.test('the unknown-code budget applies to codes subscribed', async (t) => {
