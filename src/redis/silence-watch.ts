@@ -41,55 +41,44 @@ export interface SilenceWatchOptions {
 export function reconnectWhenSilent(redis: Redis, opts: SilenceWatchOptions = {}): () => void {
   const everyMs = opts.everyMs ?? SILENCE_PROBE_EVERY_MS
   const silentAfterMs = opts.silentAfterMs ?? SILENT_AFTER_MS
-  let probeSentAt: number | null = null
-  let handshakeSince: number | null = null
+  // What the connection owes an answer to: its handshake while 'connect', a probe while 'ready'. `since` is when the
+  // wait began (a handshake is waited for from the first tick that sees it); null when nothing is owed.
+  let awaited: { status: 'connect' | 'ready'; since: number } | null = null
   let lastTick = Date.now()
   const timer = setInterval(() => {
     const now = Date.now()
     // Our own event loop was blocked: the answer may be waiting unread, so start the count again.
     const late = now - lastTick > 2 * everyMs
     lastTick = now
-    if (redis.status === 'connect') {
-      // Connected, but the handshake (AUTH, ready check) has not been answered.
-      probeSentAt = null
-      if (handshakeSince === null || late) handshakeSince = now
-      else if (now - handshakeSince >= silentAfterMs) {
-        // Judged after the I/O phase, like a probe below: an answer already in the socket is read first.
-        const since = handshakeSince
-        setImmediate(() => {
-          if (handshakeSince !== since || redis.status !== 'connect') return
-          handshakeSince = null
-          opts.onSilent?.(Date.now() - since)
-          tearDown(redis)
-        })
+    const status = redis.status
+    if (status !== 'connect' && status !== 'ready') {
+      awaited = null
+      return
+    }
+    if (awaited?.status !== status) awaited = status === 'connect' ? { status, since: now } : null
+    if (awaited === null) {
+      const probe = { status, since: now }
+      awaited = probe
+      const answered = () => {
+        if (awaited === probe) awaited = null
       }
+      redis.ping().then(answered, answered)
       return
     }
-    handshakeSince = null
-    if (redis.status !== 'ready') {
-      probeSentAt = null
+    if (late) {
+      // The same wait, counted again (a probe's answer read after this tick still clears it).
+      awaited.since = now
       return
     }
-    if (probeSentAt !== null) {
-      if (late) probeSentAt = now
-      else if (now - probeSentAt >= silentAfterMs) {
-        // Judged after the I/O phase: an answer already in the socket (our loop was busy) is read first.
-        const overdue = probeSentAt
-        setImmediate(() => {
-          if (probeSentAt !== overdue || redis.status !== 'ready') return
-          probeSentAt = null
-          opts.onSilent?.(Date.now() - overdue)
-          tearDown(redis)
-        })
-      }
-      return
-    }
-    const sent = now
-    probeSentAt = sent
-    const answered = () => {
-      if (probeSentAt === sent) probeSentAt = null
-    }
-    redis.ping().then(answered, answered)
+    if (now - awaited.since < silentAfterMs) return
+    // Judged after the I/O phase: an answer already in the socket (our loop was busy) is read first.
+    const overdue = awaited
+    setImmediate(() => {
+      if (awaited !== overdue || redis.status !== overdue.status) return
+      awaited = null
+      opts.onSilent?.(Date.now() - overdue.since)
+      tearDown(redis)
+    })
   }, everyMs)
   timer.unref()
   const stop = () => clearInterval(timer)

@@ -45,3 +45,25 @@ t.test('a connection that goes silent is re-made, and answers again once the pat
   t.equal(await waiting, 'answered', 'the command that waited is answered on the new connection')
   t.equal(redis.status, 'ready')
 })
+
+t.test('a probe answered while our own event loop was blocked is not taken for a silence', async (t) => {
+  const proxy = await startTcpProxy('127.0.0.1', 6379)
+  t.teardown(() => proxy.close())
+  const redis = createRedis(`redis://127.0.0.1:${proxy.port}`, 'request', `silence-test-${process.pid}`)
+  t.teardown(() => redis.disconnect())
+  await eventually(async () => (redis.status === 'ready' ? true : undefined), 5000, 'ready')
+  const silences: number[] = []
+  const stop = reconnectWhenSilent(redis, { everyMs: 100, silentAfterMs: 500, onSilent: (ms) => silences.push(ms) })
+  t.teardown(stop)
+
+  // A probe goes out and waits in the held path; the path heals, and at that moment our loop is blocked for 300 ms
+  // (more than two probe intervals): the next tick runs late, before the answer is read.
+  proxy.stall()
+  await new Promise((r) => setTimeout(r, 250))
+  proxy.resume()
+  const until = Date.now() + 300
+  while (Date.now() < until);
+  await new Promise((r) => setTimeout(r, 1500))
+  t.same(silences, [], 'the answer read after the late tick ends the wait')
+  t.equal(redis.status, 'ready')
+})
