@@ -8,15 +8,20 @@ import { reconnectWhenSilent } from '../../src/redis/silence-watch.js'
 import { eventually } from '../helpers/stack.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
-t.test('a connection that goes silent is re-made, and answers again once the path heals', async (t) => {
+/** A ready connection through a stallable proxy, watched with a 100 ms probe and 500 ms of silence; the silences seen. */
+async function watched(t: { teardown(fn: () => unknown): void }) {
   const proxy = await startTcpProxy('127.0.0.1', 6379)
   t.teardown(() => proxy.close())
   const redis = createRedis(`redis://127.0.0.1:${proxy.port}`, 'request', `silence-test-${process.pid}`)
   t.teardown(() => redis.disconnect())
   await eventually(async () => (redis.status === 'ready' ? true : undefined), 5000, 'ready')
   const silences: number[] = []
-  const stop = reconnectWhenSilent(redis, { everyMs: 100, silentAfterMs: 500, onSilent: (ms) => silences.push(ms) })
-  t.teardown(stop)
+  t.teardown(reconnectWhenSilent(redis, { everyMs: 100, silentAfterMs: 500, onSilent: (ms) => silences.push(ms) }))
+  return { proxy, redis, silences }
+}
+
+t.test('a connection that goes silent is re-made, and answers again once the path heals', async (t) => {
+  const { proxy, redis, silences } = await watched(t)
 
   t.equal(await redis.ping(), 'PONG')
   const quiet = silences.length
@@ -47,14 +52,7 @@ t.test('a connection that goes silent is re-made, and answers again once the pat
 })
 
 t.test('a probe answered while our own event loop was blocked is not taken for a silence', async (t) => {
-  const proxy = await startTcpProxy('127.0.0.1', 6379)
-  t.teardown(() => proxy.close())
-  const redis = createRedis(`redis://127.0.0.1:${proxy.port}`, 'request', `silence-test-${process.pid}`)
-  t.teardown(() => redis.disconnect())
-  await eventually(async () => (redis.status === 'ready' ? true : undefined), 5000, 'ready')
-  const silences: number[] = []
-  const stop = reconnectWhenSilent(redis, { everyMs: 100, silentAfterMs: 500, onSilent: (ms) => silences.push(ms) })
-  t.teardown(stop)
+  const { proxy, redis, silences } = await watched(t)
 
   // A probe goes out and waits in the held path; the path heals, and at that moment our loop is blocked for 300 ms
   // (more than two probe intervals): the next tick runs late, before the answer is read.
