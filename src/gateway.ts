@@ -9,6 +9,7 @@ import { createGatewayMetrics } from './metrics/gateway-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { shardsReady, startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
+import { announceStarted } from './runtime/part-started.js'
 import { runProcess } from './runtime/process-context.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from './runtime/readiness.js'
 import { openDatabaseLazily, openRedis } from './runtime/storage.js'
@@ -24,4 +25,5 @@ await runProcess('gateway', async (ctx) => {
   gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
   keepCheckingReadiness(ctx, readiness)
   ctx.log.info({ metricsPort: metrics.port, guilds: gateway.client.guilds.cache.size }, 'gateway metrics listening')
+  announceStarted()
 })

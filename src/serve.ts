@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
+import { isStartAnnouncement } from './runtime/part-started.js'
 
 const config = loadConfig()
 const log = createLogger('serve', config.logLevel)
@@ -18,6 +19,8 @@ interface Part {
   when: boolean
   /** A URL that answers 200 once the part is up; later parts start after it does. */
   readyUrl?: string
+  /** The part says over its IPC channel when it has started (src/runtime/part-started.ts); "up" waits for it. */
+  announces?: boolean
 }
 
 // The sandbox (src/sandbox.ts) runs on purpose (SANDBOX=on) or, outside production, when no bot token is set. A
@@ -36,15 +39,17 @@ const sandboxUrl = `http://127.0.0.1:${config.sandboxPort}`
 /** Every running part, in start order. */
 const PARTS: Part[] = [
   { name: 'sandbox', entry: './sandbox.js', args: ['--port', String(config.sandboxPort), '--shards', String(config.shardCount)], when: sandboxMode, readyUrl: `${sandboxUrl}/control/state` },
-  { name: 'worker', entry: '../workers/worker.js', when: true },
+  { name: 'worker', entry: '../workers/worker.js', when: true, announces: true },
   { name: 'front', entry: './front.js', when: true },
-  { name: 'gateway', entry: './gateway.js', when: true },
+  { name: 'gateway', entry: './gateway.js', when: true, announces: true },
 ]
 
 /** Environment the parts get on top of ours (the sandbox's addresses in sandbox mode). */
 const partEnv: Record<string, string> = {}
 
 const children = new Map<string, ChildProcess>()
+/** Parts that announced they have started, since their last (re)start. */
+const announced = new Set<string>()
 let stopping = false
 
 function start(part: Part, attempt = 0): void {
@@ -57,9 +62,14 @@ function start(part: Part, attempt = 0): void {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   })
   children.set(part.name, child)
+  announced.delete(part.name)
+  child.on('message', (message) => {
+    if (isStartAnnouncement(message)) announced.add(part.name)
+  })
   const startedAt = Date.now()
   child.on('exit', (code, signal) => {
     children.delete(part.name)
+    announced.delete(part.name)
     if (stopping) return
     // A part that ran a minute is healthy again: restart quickly; one that keeps dying backs off up to 30 s.
     const next = Date.now() - startedAt > 60_000 ? 0 : attempt + 1
@@ -161,13 +171,34 @@ for (const part of PARTS.filter((p) => p.when)) {
   }
 }
 
+/** Parts that announce their start and have not yet, once `deadline` passes or all have (empty). */
+async function waitAnnounced(deadline: number): Promise<string[]> {
+  for (;;) {
+    const missing = PARTS.filter((p) => p.when && p.announces === true && !announced.has(p.name)).map((p) => p.name)
+    if (missing.length === 0 || stopping || Date.now() > deadline) return missing
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+// "Up" means every part is: the front answers /readyz, and the worker (binds and logs) and the gateway (presences)
+// have started with their dependencies answering. Saying it when only the front was ready let a bind sent at once
+// wait on a worker still starting.
 const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host
 const base = `http://${host}:${config.port}`
-if (await waitHttp(`${base}/readyz`, 60_000)) {
-  log.info(
-    { api: `${base}/api/v1`, health: `${base}/healthz`, parts: [...children.keys()], ...(sandboxMode ? { sandbox: `${sandboxUrl}/control` } : {}) },
-    `presence-link is up at ${base}/api/v1${sandboxMode ? ` (Discord sandbox control API at ${sandboxUrl}/control)` : ''}`,
-  )
+const UP_WITHIN_MS = 60_000
+const upBy = Date.now() + UP_WITHIN_MS
+if (!(await waitHttp(`${base}/readyz`, UP_WITHIN_MS))) {
+  log.error({ url: `${base}/readyz` }, `the front did not become ready within ${UP_WITHIN_MS / 1000} s`)
 } else {
-  log.error({ url: `${base}/readyz` }, 'the front did not become ready within 60 s')
+  const missing = await waitAnnounced(upBy)
+  if (stopping) {
+    // stopped while starting: nothing to announce
+  } else if (missing.length > 0) {
+    log.error({ parts: missing, api: `${base}/api/v1` }, `the front answers, but ${missing.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s (their logs say what they wait for)`)
+  } else {
+    log.info(
+      { api: `${base}/api/v1`, health: `${base}/healthz`, parts: PARTS.filter((p) => children.has(p.name)).map((p) => p.name), ...(sandboxMode ? { sandbox: `${sandboxUrl}/control` } : {}) },
+      `presence-link is up at ${base}/api/v1${sandboxMode ? ` (Discord sandbox control API at ${sandboxUrl}/control)` : ''}`,
+    )
+  }
 }

@@ -4,21 +4,13 @@
  * within the stop deadline. Before, npm's SIGTERM reached only `sh`, which did not pass it on, and a killed serve
  * left every part running.
  */
-import { spawn } from 'node:child_process'
-import { cp, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import t from 'tap'
+import { buildApp, logLines, startService as spawnService } from './helpers/built-app.js'
 import { alive, descendants } from './helpers/parts.js'
 import { freePort } from './helpers/scratch.js'
 import { eventually, startStack, type Stack } from './helpers/stack.js'
 
 t.setTimeout(420_000)
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 /** serve's own deadline (15 s) plus start-up slack on a loaded machine. */
 const GONE_WITHIN_MS = 25_000
@@ -26,67 +18,19 @@ const GONE_WITHIN_MS = 25_000
 let app = ''
 let stack: Stack
 
-/** Builds the project into a temporary copy laid out like the checkout (package.json beside dist/). */
-async function buildApp(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pl-serve-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const out = join(dir, 'app')
-  await mkdir(out)
-  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(out, 'dist'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT })
-  await cp(join(ROOT, 'src/redis/scripts'), join(out, 'dist/src/redis/scripts'), { recursive: true })
-  await copyFile(join(ROOT, 'package.json'), join(out, 'package.json'))
-  await symlink(join(ROOT, 'node_modules'), join(out, 'node_modules'), 'dir')
-  return out
-}
-
 t.before(async () => {
-  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp()])
+  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp(t, 'pl-serve-')])
   stack = started
   app = built
 })
 
 /** Starts the service with `command` in the built app, waits until it says it is up, and keeps callbacks polled. */
 async function startService(command: string, args: string[]) {
-  const [port, sandboxPort] = [await freePort(), await freePort()]
-  const child = spawn(command, args, {
-    cwd: app,
-    env: {
-      ...process.env,
-      SANDBOX: 'on',
-      DISCORD_TOKEN: '',
-      NODE_ENV: '',
-      DATABASE_URL: stack.config.databaseUrl,
-      REDIS_URL: stack.config.redisUrl,
-      REDIS_PREFIX: stack.config.redisPrefix,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      SANDBOX_PORT: String(sandboxPort),
-      METRICS_PORT: '0',
-      WORKER_METRICS_PORT: '0',
-      GATEWAY_METRICS_PORT: '0',
-      FRONT_WORKERS: '1',
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const port = await freePort()
+  const service = spawnService(t, app, stack, command, args, { PORT: String(port), SANDBOX_PORT: String(await freePort()) })
+  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 180_000, `the service to come up; output:\n${service.output().slice(-3000)}`)
   // Orphans are re-parented away from the child: remember the tree as it was once up, to kill what a failure leaves.
-  const seen = new Set<number>()
-  t.teardown(async () => {
-    for (const pid of new Set([child.pid!, ...seen, ...descendants(child.pid!)])) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
-  })
-  await eventually(async () => (out.includes('presence-link is up at') ? true : undefined), 180_000, `the service to come up; output:\n${out.slice(-3000)}`)
-  for (const pid of descendants(child.pid!)) seen.add(pid)
+  service.rememberTree()
   let polling = true
   const load = (async () => {
     while (polling) {
@@ -95,9 +39,7 @@ async function startService(command: string, args: string[]) {
     }
   })()
   return {
-    pid: child.pid!,
-    exited,
-    output: () => out,
+    ...service,
     stopLoad: async () => {
       polling = false
       await load
@@ -129,13 +71,8 @@ for (const [how, command, args, signal] of [
     if (how === 'SIGTERM to serve') {
       // Every part is up: the worker and the gateway say so on their metrics ports, naming their dependencies.
       const ports = new Map<string, number>()
-      for (const line of service.output().split('\n')) {
-        try {
-          const e = JSON.parse(line) as { msg?: string; process?: string; port?: number }
-          if (e.msg === 'metrics listening' && e.process !== undefined && e.port !== undefined) ports.set(e.process, e.port)
-        } catch {
-          // not a JSON line
-        }
+      for (const e of logLines(service.output())) {
+        if (e.msg === 'metrics listening' && typeof e.process === 'string' && typeof e.port === 'number') ports.set(e.process, e.port)
       }
       const ready = async (part: string) => {
         const res = await fetch(`http://127.0.0.1:${ports.get(part)}/readyz`)

@@ -7,6 +7,7 @@ import { createMetricsRegistry } from '../src/metrics/registry.js'
 import { startMetricsServer } from '../src/metrics/metrics-server.js'
 import { ensureDatabase } from '../src/mysql/connection.js'
 import { CONSUMERS, startConsumers, type ConsumerName } from '../src/runtime/consumers.js'
+import { announceStarted } from '../src/runtime/part-started.js'
 import { runProcess } from '../src/runtime/process-context.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from '../src/runtime/readiness.js'
 import { openDatabaseLazily, openRedis } from '../src/runtime/storage.js'
@@ -31,4 +32,5 @@ await runProcess('worker', async (ctx) => {
   started = true
   keepCheckingReadiness(ctx, readiness)
   ctx.log.info({ consumers: names, metricsPort: metrics.port }, 'worker ready')
+  announceStarted()
 })

@@ -1,15 +1,11 @@
 /** The built CLI as a child process in the Docker image layout: parsing errors, --help, --version, key commands. */
-import { execFile, spawn } from 'node:child_process'
-import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import t from 'tap'
 import { COMMANDS } from '../../src/cli/command-table.js'
+import { buildApp } from '../helpers/built-app.js'
 import { startStack, type Stack } from '../helpers/stack.js'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 // Building the CLI once and running some 60 children costs about a minute of CPU; on a loaded 2-core machine that
 // has reached tap's default 120 s per file, so this file gets more.
@@ -19,25 +15,8 @@ const PARALLEL = 4
 let stack: Stack
 let app: string
 
-/**
- * Builds the project from source into a temporary copy of the Docker image's layout (/app/package.json beside
- * /app/dist, node_modules linked), so the children run `node dist/src/cli.js` as the image and `npm run build` do.
- * Type errors are `tsc --noEmit`'s job; here it only emits (once: a TS loader per child costs seconds each).
- */
-async function buildApp(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pl-cli-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  await mkdir(join(dir, 'app'))
-  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'app/dist'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT })
-  // As `npm run build`: the Lua scripts are read from beside the compiled redis modules.
-  await cp(join(ROOT, 'src/redis/scripts'), join(dir, 'app/dist/src/redis/scripts'), { recursive: true })
-  await copyFile(join(ROOT, 'package.json'), join(dir, 'app/package.json'))
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'app/node_modules'), 'dir')
-  return join(dir, 'app')
-}
-
 t.before(async () => {
-  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp()])
+  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp(t, 'pl-cli-')])
   stack = started
   app = built
 })

@@ -1,0 +1,62 @@
+/**
+ * "presence-link is up" means every part is: serve says it only once the front answers /readyz and the worker and
+ * the gateway have started. Before, it was said as soon as the front answered, while the worker could still be
+ * starting (its /readyz said 503 "starting"), so a bind sent on the word "up" waited on nobody.
+ */
+import { createServer, type Server } from 'node:net'
+import t from 'tap'
+import { buildApp, logLines, startService } from './helpers/built-app.js'
+import { freePort } from './helpers/scratch.js'
+import { eventually, startStack, type Stack } from './helpers/stack.js'
+
+t.setTimeout(300_000)
+
+let app = ''
+let stack: Stack
+
+t.before(async () => {
+  const [started, built] = await Promise.all([startStack(t, { front: false, consumers: [] }), buildApp(t, 'pl-serve-up-')])
+  stack = started
+  app = built
+})
+
+async function holdPort(port: number): Promise<Server> {
+  const server = createServer((socket) => socket.destroy())
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve))
+  return server
+}
+
+t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
+  const [port, workerPort] = [await freePort(), await freePort()]
+  // The worker's metrics port is taken: it fails to start, and serve restarts it, until the port is let go.
+  const squatter = await holdPort(workerPort)
+  t.teardown(() => new Promise<void>((resolve) => squatter.close(() => resolve())))
+  const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], {
+    PORT: String(port),
+    SANDBOX_PORT: String(await freePort()),
+    WORKER_METRICS_PORT: String(workerPort),
+  })
+  const said = (msg: string, part?: string) => logLines(service.output()).some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
+  const isUp = () => service.output().includes('presence-link is up at')
+
+  await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 120_000, 'the front ready')
+  await eventually(async () => (said('part exited; restarting', 'worker') ? true : undefined), 60_000, 'the worker to fail and be restarted')
+  await eventually(async () => (said('gateway metrics listening') ? true : undefined), 60_000, 'the gateway started')
+  // serve looks at the front's /readyz every 250 ms: a second is four looks.
+  await new Promise((r) => setTimeout(r, 1000))
+  t.notOk(isUp(), 'not "up" while the front and the gateway are, but the worker is not')
+
+  squatter.close()
+  await eventually(async () => (isUp() ? true : undefined), 90_000, `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
+  // At the word "up", every part answers ready.
+  const ready = async (url: string) => {
+    const res = await fetch(url)
+    return { status: res.status, body: (await res.json()) as unknown }
+  }
+  t.same(await ready(`http://127.0.0.1:${workerPort}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
+  const gatewayPort = logLines(service.output()).find((e) => e.msg === 'metrics listening' && e.process === 'gateway')?.port
+  t.same(await ready(`http://127.0.0.1:${String(gatewayPort)}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok', discord: 'ok' } })
+  t.same(await ready(`http://127.0.0.1:${port}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
+  const up = logLines(service.output()).find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at'))
+  t.same(up?.parts, ['sandbox', 'worker', 'front', 'gateway'], 'every part named as running')
+})
