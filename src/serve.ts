@@ -190,12 +190,12 @@ const upBy = Date.now() + UP_WITHIN_MS
 if (!(await waitHttp(`${base}/readyz`, UP_WITHIN_MS))) {
   log.error({ url: `${base}/readyz` }, `the front did not become ready within ${UP_WITHIN_MS / 1000} s`)
 } else {
-  const missing = await waitAnnounced(upBy)
-  if (stopping) {
-    // stopped while starting: nothing to announce
-  } else if (missing.length > 0) {
-    log.error({ parts: missing, api: `${base}/api/v1` }, `the front answers, but ${missing.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s (their logs say what they wait for)`)
-  } else {
+  const late = await waitAnnounced(upBy)
+  if (late.length > 0 && !stopping) {
+    log.error({ parts: late, api: `${base}/api/v1` }, `the front answers, but ${late.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s (their logs say what they wait for)`)
+  }
+  // A late part still gets the line once it has started, so the log says when the service became whole.
+  if ((await waitAnnounced(Infinity)).length === 0 && !stopping) {
     log.info(
       { api: `${base}/api/v1`, health: `${base}/healthz`, parts: PARTS.filter((p) => children.has(p.name)).map((p) => p.name), ...(sandboxMode ? { sandbox: `${sandboxUrl}/control` } : {}) },
       `presence-link is up at ${base}/api/v1${sandboxMode ? ` (Discord sandbox control API at ${sandboxUrl}/control)` : ''}`,

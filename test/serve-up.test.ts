@@ -60,3 +60,21 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
   const up = logLines(service.output()).find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at'))
   t.same(up?.parts, ['sandbox', 'worker', 'front', 'gateway'], 'every part named as running')
 })
+
+t.test('a worker still not started after 60 s is named in an error, and "up" follows once it starts', async (t) => {
+  const [port, workerPort] = [await freePort(), await freePort()]
+  const squatter = await holdPort(workerPort)
+  t.teardown(() => new Promise<void>((resolve) => squatter.close(() => resolve())))
+  const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], {
+    PORT: String(port),
+    SANDBOX_PORT: String(await freePort()),
+    WORKER_METRICS_PORT: String(workerPort),
+  })
+  const late = await eventually(async () => logLines(service.output()).find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
+  t.same(late.parts, ['worker'], 'only the worker is late')
+  t.match(late.msg, /^the front answers, but worker did not start within 60 s/)
+  t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
+  squatter.close()
+  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
+  t.equal((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status, 200, 'the worker ready at the word "up"')
+})
