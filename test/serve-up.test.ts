@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net'
 import t from 'tap'
 import { buildApp, logLines, startService } from './helpers/built-app.js'
 import { freePort } from './helpers/scratch.js'
-import { eventually, startStack, type Stack } from './helpers/stack.js'
+import { eventually, startStack, type Stack, type Teardown } from './helpers/stack.js'
 
 t.setTimeout(300_000)
 
@@ -26,9 +26,12 @@ async function holdPort(port: number): Promise<Server> {
   return server
 }
 
-t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
+/**
+ * Starts serve with the worker's metrics port taken: the worker fails to start, and serve restarts it, until the
+ * port is let go with `release()`.
+ */
+async function serveWithWorkerHeldOff(t: Teardown) {
   const [port, workerPort] = [await freePort(), await freePort()]
-  // The worker's metrics port is taken: it fails to start, and serve restarts it, until the port is let go.
   const squatter = await holdPort(workerPort)
   t.teardown(() => new Promise<void>((resolve) => squatter.close(() => resolve())))
   const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], {
@@ -36,6 +39,11 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
     SANDBOX_PORT: String(await freePort()),
     WORKER_METRICS_PORT: String(workerPort),
   })
+  return { port, workerPort, service, release: () => squatter.close() }
+}
+
+t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
+  const { port, workerPort, service, release } = await serveWithWorkerHeldOff(t)
   const said = (msg: string, part?: string) => logLines(service.output()).some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
   const isUp = () => service.output().includes('presence-link is up at')
 
@@ -46,7 +54,7 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
   await new Promise((r) => setTimeout(r, 1000))
   t.notOk(isUp(), 'not "up" while the front and the gateway are, but the worker is not')
 
-  squatter.close()
+  release()
   await eventually(async () => (isUp() ? true : undefined), 90_000, `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
   // At the word "up", every part answers ready.
   const ready = async (url: string) => {
@@ -62,19 +70,12 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
 })
 
 t.test('a worker still not started after 60 s is named in an error, and "up" follows once it starts', async (t) => {
-  const [port, workerPort] = [await freePort(), await freePort()]
-  const squatter = await holdPort(workerPort)
-  t.teardown(() => new Promise<void>((resolve) => squatter.close(() => resolve())))
-  const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], {
-    PORT: String(port),
-    SANDBOX_PORT: String(await freePort()),
-    WORKER_METRICS_PORT: String(workerPort),
-  })
+  const { workerPort, service, release } = await serveWithWorkerHeldOff(t)
   const late = await eventually(async () => logLines(service.output()).find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
   t.same(late.parts, ['worker'], 'only the worker is late')
   t.match(late.msg, /^the front answers, but worker did not start within 60 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
-  squatter.close()
+  release()
   await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
   t.equal((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status, 200, 'the worker ready at the word "up"')
 })
