@@ -57,8 +57,9 @@ function start(part: Part, attempt = 0): void {
   const file = fileURLToPath(new URL(part.entry, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv, file, ...(part.args ?? [])], {
     env: { ...process.env, ...partEnv },
-    // The IPC channel carries no messages: it closes when serve dies, however it dies (even SIGKILL), and each part
-    // then drains and exits by itself (src/runtime/process-context.ts) instead of running on as an orphan.
+    // The IPC channel carries one message, the part's start announcement (src/runtime/part-started.ts). It closes
+    // when serve dies, however it dies (even SIGKILL), and each part then drains and exits by itself
+    // (src/runtime/process-context.ts) instead of running on as an orphan.
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   })
   children.set(part.name, child)
