@@ -63,7 +63,6 @@ function start(part: Part, attempt = 0): void {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   })
   children.set(part.name, child)
-  announced.delete(part.name)
   child.on('message', (message) => {
     if (isStartAnnouncement(message)) announced.add(part.name)
   })

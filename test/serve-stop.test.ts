@@ -5,7 +5,7 @@
  * left every part running.
  */
 import t from 'tap'
-import { buildApp, logLines, startService as spawnService } from './helpers/built-app.js'
+import { buildApp, startService as spawnService } from './helpers/built-app.js'
 import { alive, descendants } from './helpers/parts.js'
 import { freePort } from './helpers/scratch.js'
 import { eventually, startStack, type Stack } from './helpers/stack.js'
@@ -71,7 +71,7 @@ for (const [how, command, args, signal] of [
     if (how === 'SIGTERM to serve') {
       // Every part is up: the worker and the gateway say so on their metrics ports, naming their dependencies.
       const ports = new Map<string, number>()
-      for (const e of logLines(service.output())) {
+      for (const e of service.entries()) {
         if (e.msg === 'metrics listening' && typeof e.process === 'string' && typeof e.port === 'number') ports.set(e.process, e.port)
       }
       const ready = async (part: string) => {

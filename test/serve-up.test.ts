@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:net'
 import t from 'tap'
-import { buildApp, logLines, startService } from './helpers/built-app.js'
+import { buildApp, startService } from './helpers/built-app.js'
 import { freePort } from './helpers/scratch.js'
 import { eventually, startStack, type Stack, type Teardown } from './helpers/stack.js'
 
@@ -44,7 +44,7 @@ async function serveWithWorkerHeldOff(t: Teardown) {
 
 t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
   const { port, workerPort, service, release } = await serveWithWorkerHeldOff(t)
-  const said = (msg: string, part?: string) => logLines(service.output()).some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
+  const said = (msg: string, part?: string) => service.entries().some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
   const isUp = () => service.output().includes('presence-link is up at')
 
   await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 120_000, 'the front ready')
@@ -62,16 +62,16 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
     return { status: res.status, body: (await res.json()) as unknown }
   }
   t.same(await ready(`http://127.0.0.1:${workerPort}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
-  const gatewayPort = logLines(service.output()).find((e) => e.msg === 'metrics listening' && e.process === 'gateway')?.port
+  const gatewayPort = service.entries().find((e) => e.msg === 'metrics listening' && e.process === 'gateway')?.port
   t.same(await ready(`http://127.0.0.1:${String(gatewayPort)}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok', discord: 'ok' } })
   t.same(await ready(`http://127.0.0.1:${port}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
-  const up = logLines(service.output()).find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at'))
+  const up = service.entries().find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at'))
   t.same(up?.parts, ['sandbox', 'worker', 'front', 'gateway'], 'every part named as running')
 })
 
 t.test('a worker still not started after 60 s is named in an error, and "up" follows once it starts', async (t) => {
   const { workerPort, service, release } = await serveWithWorkerHeldOff(t)
-  const late = await eventually(async () => logLines(service.output()).find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
+  const late = await eventually(async () => service.entries().find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
   t.same(late.parts, ['worker'], 'only the worker is late')
   t.match(late.msg, /^the front answers, but worker did not start within 60 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')

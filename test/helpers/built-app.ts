@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { descendants } from './parts.js'
+import { descendants, jsonEntries } from './parts.js'
 import type { Stack, Teardown } from './stack.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -33,6 +33,8 @@ export interface RunningService {
   exited: Promise<void>
   /** Everything it printed so far, stdout and stderr. */
   output(): string
+  /** The JSON log lines so far (of every part: they share serve's stdout). */
+  entries(): Array<Record<string, unknown>>
   /** Remembers the process tree as it is now, so teardown kills what a failure leaves even once re-parented. */
   rememberTree(): void
 }
@@ -81,22 +83,9 @@ export function startService(t: Teardown, app: string, stack: Stack, command: st
     pid: child.pid!,
     exited,
     output: () => out,
+    entries: () => jsonEntries(out.split('\n')),
     rememberTree: () => {
       for (const pid of descendants(child.pid!)) seen.add(pid)
     },
   }
-}
-
-/** The JSON log lines in `output` (other lines skipped). */
-export function logLines(output: string): Array<Record<string, unknown>> {
-  const lines: Array<Record<string, unknown>> = []
-  for (const line of output.split('\n')) {
-    try {
-      const e = JSON.parse(line) as unknown
-      if (e !== null && typeof e === 'object') lines.push(e as Record<string, unknown>)
-    } catch {
-      // not a JSON line
-    }
-  }
-  return lines
 }

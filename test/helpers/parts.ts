@@ -72,6 +72,18 @@ export interface Part {
   stop(signal?: NodeJS.Signals): Promise<number | string | null>
 }
 
+/** The JSON log lines among `lines` (other lines skipped). */
+export function jsonEntries(lines: readonly string[]): Array<Record<string, unknown>> {
+  return lines.flatMap((line) => {
+    try {
+      const parsed: unknown = JSON.parse(line)
+      return typeof parsed === 'object' && parsed !== null ? [parsed as Record<string, unknown>] : []
+    } catch {
+      return []
+    }
+  })
+}
+
 /** Path of an entry point of the repository (`src/front.ts`, `workers/worker.ts`). */
 export function entry(path: string): string {
   return fileURLToPath(new URL(`../../${path}`, import.meta.url))
@@ -96,15 +108,7 @@ export function startPart(t: Teardown, file: string, env: Record<string, string>
   child.stdout!.on('data', feed('out'))
   child.stderr!.on('data', feed('err'))
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
-  const entries = () =>
-    all.flatMap((line) => {
-      try {
-        const parsed: unknown = JSON.parse(line)
-        return typeof parsed === 'object' && parsed !== null ? [parsed as Record<string, unknown>] : []
-      } catch {
-        return []
-      }
-    })
+  const entries = () => jsonEntries(all)
   const part: Part = {
     child,
     lines: () => [...all],
