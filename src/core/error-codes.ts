@@ -26,6 +26,8 @@ export const ErrorCode = {
   UpstreamFailed: 'upstream_failed',
   NotFound: 'not_found',
   MethodNotAllowed: 'method_not_allowed',
+  UriTooLong: 'uri_too_long',
+  UpgradeRequired: 'upgrade_required',
   Internal: 'internal_error',
 } as const
 

@@ -14,6 +14,7 @@ import { NO_USABLE_CODE_MESSAGE, parseCodesPath } from '../core/codes-path.js'
 import { ErrorCode } from '../core/error-codes.js'
 import { IDEMPOTENCY_WINDOW_SECONDS, parseIdempotencyKey } from '../core/idempotency-key.js'
 import { etagOf, ifNoneMatchHits } from '../core/etag.js'
+import { failureKind } from '../core/failure-kind.js'
 import { isLogCategory } from '../core/log-categories.js'
 import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
@@ -35,6 +36,7 @@ import {
   jsonError,
   jsonOk,
   queueUnavailable,
+  targetTooLong,
   rateLimitedJson,
   rateLimitedText,
   send,
@@ -54,6 +56,8 @@ export const REMEMBERED_CLIENTS = 4096
 
 /** Largest accepted JSON body, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
 /** Hooks for metrics; every method is optional. */
 export interface FrontObserver {
@@ -115,6 +119,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** Builds the server with every route; the caller listens and closes it. */
 export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
+  assertAbortSafeBodies()
   // hyper-express answers a declared length over max_body_length itself, with an empty 413, before any handler runs
   // (so before the key is checked) and only once the whole body has arrived. Its limit is therefore off; ours
   // (readJson: MAX_BODY_BYTES, declared length required) runs after the key check and answers JSON at once.
@@ -162,21 +167,44 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       client,
       started: process.hrtime.bigint(),
     }
-    if (deps.redisUp?.() === false && route !== 'healthz' && route !== 'readyz') {
-      finish(res, ctx, serviceUnavailable(route === 'callbacks' || route === 'rpc' ? 'text' : 'json'), req)
+    const text = route === 'callbacks' || route === 'rpc'
+    const tooLong = targetTooLong(req, text)
+    if (tooLong !== null) {
+      finish(res, ctx, tooLong, req)
       return
     }
-    handler(req, res, ctx).then(
+    if (deps.redisUp?.() === false && route !== 'healthz' && route !== 'readyz') {
+      finish(res, ctx, serviceUnavailable(text ? 'text' : 'json'), req)
+      return
+    }
+    let pending: Promise<Reply>
+    try {
+      pending = handler(req, res, ctx)
+    } catch (err) {
+      pending = Promise.reject(err)
+    }
+    pending.then(
       (reply) => finish(res, ctx, reply, req),
-      (err: unknown) => {
-        // While Redis is down this is expected and already logged once by the Redis watch: no stack per request.
-        if (deps.redisUp?.() === false) log.warn({ err: (err as Error).message, reqId: ctx.requestId, route }, 'request failed: Redis is down')
-        else log.error({ err, reqId: ctx.requestId, route }, 'unhandled error')
-        finish(res, ctx, ctx.route === 'callbacks' || ctx.route === 'rpc'
-          ? textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' })
-          : jsonError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', {}, { 'retry-after': '5' }), req)
-      },
+      (err: unknown) => finish(res, ctx, failedReply(err, ctx, text), req),
     )
+  }
+
+  // A handler that threw: Redis, MySQL or the network failing is a 503 to retry (logged once per outage by the Redis
+  // watch while Redis is down, so no stack per request then); anything else is a bug, a 500 with its stack logged.
+  const failedReply = (err: unknown, ctx: RequestCtx, text: boolean): Reply => {
+    const message = err instanceof Error ? err.message : String(err)
+    if (deps.redisUp?.() === false) {
+      log.warn({ err: message, reqId: ctx.requestId, route: ctx.route }, 'request failed: Redis is down')
+    } else if (failureKind(err) === 'infrastructure') {
+      log.error({ err: message, reqId: ctx.requestId, route: ctx.route }, 'request failed: a dependency failed')
+    } else {
+      log.error({ err, reqId: ctx.requestId, route: ctx.route }, 'unhandled error')
+      return text ? textError(500, ErrorCode.Internal, 'internal error') : jsonError(500, ErrorCode.Internal, 'internal error')
+    }
+    const headers = { 'retry-after': '5' }
+    return text
+      ? textError(503, ErrorCode.ServiceUnavailable, 'temporarily unavailable; retry shortly', headers)
+      : jsonError(503, ErrorCode.ServiceUnavailable, 'temporarily unavailable; retry shortly', {}, headers)
   }
 
   const limited = async (route: LimitedRoute, ctx: RequestCtx, text: boolean): Promise<Reply | null> => {
@@ -216,8 +244,10 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
       }
     }
     if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
+    // RFC 8259 8.1: a parser may ignore a leading byte-order mark, and some Windows tools write one.
+    const json = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw
     try {
-      return { ok: true, value: JSON.parse(raw.toString('utf8')) }
+      return { ok: true, value: JSON.parse(json.toString('utf8')) }
     } catch {
       return { ok: false, reply: jsonError(422, ErrorCode.InvalidJson, 'the body is not valid JSON') }
     }
@@ -408,6 +438,14 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
     )
   }
 
+  // A plain GET of the WebSocket route (no Upgrade) would otherwise fall through to 404.
+  app.get('/api/v1/ws', wrap('ws', async () =>
+    jsonError(426, ErrorCode.UpgradeRequired, 'this is a WebSocket endpoint: connect with Upgrade: websocket (or use GET /api/v1/stream/{codes} for server-sent events)', {}, {
+      upgrade: 'websocket',
+      connection: 'Upgrade',
+    }),
+  ))
+
   app.get('/healthz', wrap('healthz', async () => ({ status: 200, type: 'text', body: 'ok\n' })))
   app.get('/readyz', wrap('readyz', async () => {
     const r = await deps.checkReady()
@@ -420,13 +458,25 @@ export function createFrontApp(deps: FrontDeps): HyperExpress.Server {
   app.set_not_found_handler((req, res) => {
     const ip = deps.clientIp(req.ip, req.headers['x-forwarded-for'])
     const ctx: RequestCtx = { route: 'not_found', requestId: randomUUID(), ip, client: clientKey(ip), started: process.hrtime.bigint() }
-    finish(res, ctx, jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`), req)
+    finish(res, ctx, targetTooLong(req, false) ?? jsonError(404, ErrorCode.NotFound, `no route for ${req.method} ${req.path.slice(0, 100)}`), req)
   })
   app.set_error_handler((req, res, err) => {
     log.error({ err, path: req.path }, 'handler error')
     if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID(), req)
   })
   return app
+}
+
+/**
+ * Refuses to build a front on an unpatched hyper-express: 6.17 calls into an aborted or ended uWS response from its
+ * body parser (an uncaught exception that ends the worker) unless patches/hyper-express+6.17.4.patch is applied,
+ * which `npm ci` does (package.json postinstall). `npm ci --ignore-scripts` skips it.
+ */
+function assertAbortSafeBodies(): void {
+  const prototype = (HyperExpress as unknown as { Request: { prototype: Record<string, unknown> } }).Request.prototype
+  if (typeof prototype._response_finished !== 'function') {
+    throw new Error('hyper-express is not patched (patches/hyper-express+6.17.4.patch): run `npm ci` without --ignore-scripts, or `npx patch-package`')
+  }
 }
 
 function sameObjects(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -19,13 +19,21 @@ export interface Reply {
   error?: ErrorCode
 }
 
+/**
+ * Longest request target (path and query) the front reads; longer ones get 414. uWS 20.30 drops, without an answer, a
+ * request head over 4 KiB that arrives in more than one read (as any head may over a real network), so the target
+ * stays well inside that with room for the headers. MAX_CODES_PER_REQUEST codes always fit (src/config.ts).
+ */
+export const MAX_TARGET_BYTES = 3072
+
 const JSON_TYPE = 'application/json; charset=utf-8'
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
 /**
  * Writes a reply. When `req` still has body bytes on the way (an early 401, 413, a lying Content-Length), the reply
  * goes out at once and the connection is closed: hyper-express would otherwise hold the answer until the whole
- * declared body arrived, and the unread bytes would be parsed as the next request.
+ * declared body arrived, and the unread bytes would be parsed as the next request. uWS writes the
+ * `Connection: close` header of such a reply itself.
  */
 export function send(res: Response, reply: Reply, requestId: string, req?: Request): void {
   if (res.completed) return
@@ -37,7 +45,6 @@ export function send(res: Response, reply: Reply, requestId: string, req?: Reque
   res.header('x-request-id', requestId)
   res.header('cache-control', 'no-store')
   if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v, true)
-  if (bodyPending) res.header('connection', 'close')
   res.send(reply.body, bodyPending)
 }
 
@@ -148,4 +155,14 @@ export function bindReply(result: BindJobResult): Reply {
       }
     }
   }
+}
+
+/** 414 when the request target (path and query) is longer than MAX_TARGET_BYTES; null otherwise. */
+export function targetTooLong(req: Request, text: boolean): Reply | null {
+  // uWS gives no query (undefined) when the target has no `?`.
+  const query = req.path_query ?? ''
+  const length = req.path.length + (query.length > 0 ? query.length + 1 : 0)
+  if (length <= MAX_TARGET_BYTES) return null
+  const message = `the request target is ${length} bytes; at most ${MAX_TARGET_BYTES} are read`
+  return text ? textError(414, ErrorCode.UriTooLong, message) : jsonError(414, ErrorCode.UriTooLong, message)
 }

@@ -34,7 +34,7 @@ import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { StreamMessageSchema } from '../schemas/stream-message.js'
 import type { StreamHub, StreamSink } from '../streams/stream-hub.js'
 import type { ClientIpResolver } from './client-ip.js'
-import { send, textError, type Reply } from './respond.js'
+import { send, targetTooLong, textError, type Reply } from './respond.js'
 
 /** The two kinds of stream (the label `kind` of the stream metrics). */
 export type StreamKind = 'sse' | 'ws'
@@ -118,6 +118,8 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
     const raw = req.path_parameters.codes ?? ''
     const view = parseStreamView(req.query_parameters.view)
     const requestId = randomUUID()
+    const tooLong = targetTooLong(req, true)
+    if (tooLong !== null) return refuse(res, 'sse', requestId, tooLong)
     try {
       const limited = (await deps.limited?.(client)) ?? null
       if (limited !== null) return refuse(res, 'sse', requestId, limited)
@@ -139,7 +141,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       openSse(res, client, view, parsed.codes, requestId)
     } catch (err) {
       log.error({ err, reqId: requestId, route: 'stream' }, 'stream could not open')
-      refuse(res, 'sse', requestId, textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' }))
+      refuse(res, 'sse', requestId, textError(503, ErrorCode.ServiceUnavailable, 'temporarily unavailable; retry shortly', { 'retry-after': '5' }))
     }
   })
 
@@ -216,6 +218,8 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
     const client = clientKey(ip)
     const view = parseStreamView(req.query_parameters.view)
     const requestId = randomUUID()
+    const tooLong = targetTooLong(req, true)
+    if (tooLong !== null) return refuse(res, 'ws', requestId, tooLong)
     try {
       const limited = (await deps.limited?.(client)) ?? null
       if (limited !== null) return refuse(res, 'ws', requestId, limited)
@@ -228,7 +232,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
       res.upgrade({ client, view, requestId } satisfies WsContext)
     } catch (err) {
       log.error({ err, reqId: requestId, route: 'ws' }, 'stream could not open')
-      refuse(res, 'ws', requestId, textError(503, ErrorCode.Internal, 'temporarily unavailable; retry shortly', { 'retry-after': '5' }))
+      refuse(res, 'ws', requestId, textError(503, ErrorCode.ServiceUnavailable, 'temporarily unavailable; retry shortly', { 'retry-after': '5' }))
     }
   })
 
@@ -367,7 +371,7 @@ export function registerStreamRoutes(app: HyperExpress.Server, deps: StreamDeps)
         } catch (err) {
           unreserve()
           log.error({ err, reqId: requestId }, 'stream subscribe failed')
-          return fail(ErrorCode.Internal, 'temporarily unavailable; retry shortly; nothing was subscribed', adding)
+          return fail(ErrorCode.ServiceUnavailable, 'temporarily unavailable; retry shortly; nothing was subscribed', adding)
         }
         if (ended || cut) return unreserve()
         await hub.subscribe(sink, adding)

@@ -165,3 +165,72 @@ t.test('requests the HTTP layer cannot parse are closed without an answer (uWS 2
     t.same(results[i], { text: '', closedByServer: true }, `${name}: no bytes, and the server closes the socket`)
   })
 })
+
+t.test('an answer sent before the body arrived carries one Connection header', async (t) => {
+  const r = await exchange([
+    head(['POST /api/v1/bind HTTP/1.1', 'Host: x', 'Content-Type: application/json', 'Content-Length: 100']),
+    '{"a":1}',
+  ])
+  const headLines = r.text.slice(0, r.text.indexOf('\r\n\r\n')).split('\r\n')
+  t.equal(parseAnswer(r.text).status, 401)
+  t.same(headLines.filter((l) => /^connection:/i.test(l)), ['Connection: close'], 'exactly one, from the HTTP layer')
+})
+
+t.test('GET /api/v1/ws without Upgrade gets 426 upgrade_required in JSON, naming the upgrade', async (t) => {
+  const a = parseAnswer((await exchange([head(['GET /api/v1/ws HTTP/1.1', 'Host: x', 'Connection: close'])])).text)
+  t.equal(a.status, 426)
+  t.equal(a.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(a.headers.upgrade, 'websocket')
+  t.same(JSON.parse(a.body), {
+    detail: {
+      status: 'error',
+      code: 'upgrade_required',
+      message: 'this is a WebSocket endpoint: connect with Upgrade: websocket (or use GET /api/v1/stream/{codes} for server-sent events)',
+    },
+  })
+})
+
+t.test('a request target over 3,072 bytes gets 414 uri_too_long every time', async (t) => {
+  const codesPath = (bytes: number) => Array.from({ length: Math.ceil((bytes + 1) / 5) }, (_, i) => `A${String(i % 1000).padStart(3, '0')}`).join('&').slice(0, bytes)
+  const prefix = '/api/v1/callbacks/'
+  t.test('callbacks and rpc, in plain text, from just over the limit to 64 KiB and beyond (one write each)', async (t) => {
+    for (const route of ['callbacks', 'rpc']) {
+      for (const target of [3073, 4000, 16_000, 64 * 1024, 70_000]) {
+        const path = `/api/v1/${route}/${codesPath(target - `/api/v1/${route}/`.length)}`
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const a = parseAnswer((await exchange([head([`GET ${path} HTTP/1.1`, 'Host: x', 'Connection: close'])])).text)
+          t.equal(a.status, 414, `${route}, ${target} bytes, attempt ${attempt + 1}`)
+          t.equal(a.body, `the request target is ${target} bytes; at most 3072 are read\n`)
+        }
+      }
+    }
+  })
+  t.test('exactly 3,072 bytes is read (400: the made-up codes are over MAX_CODES_PER_REQUEST)', async (t) => {
+    const path = `${prefix}${codesPath(3072 - prefix.length)}`
+    const a = parseAnswer((await exchange([head([`GET ${path} HTTP/1.1`, 'Host: x', 'Connection: close'])])).text)
+    t.equal(a.status, 400)
+    t.equal(a.body, 'too many codes: at most 200 per request\n')
+  })
+  t.test('a JSON route, an unknown route and a stream, in their own formats', async (t) => {
+    const query = `?${'q'.repeat(3100)}`
+    const readyz = parseAnswer((await exchange([head([`GET /readyz${query} HTTP/1.1`, 'Host: x', 'Connection: close'])])).text)
+    t.equal(readyz.status, 414)
+    t.same(JSON.parse(readyz.body), { detail: { status: 'error', code: 'uri_too_long', message: 'the request target is 3108 bytes; at most 3072 are read' } })
+    const unknown = parseAnswer((await exchange([head([`GET /nowhere/${'x'.repeat(4000)} HTTP/1.1`, 'Host: x', 'Connection: close'])])).text)
+    t.equal(unknown.status, 414)
+    t.equal(JSON.parse(unknown.body).detail.code, 'uri_too_long')
+    const stream = parseAnswer((await exchange([head([`GET /api/v1/stream/${codesPath(4000)} HTTP/1.1`, 'Host: x', 'Connection: close'])])).text)
+    t.equal(stream.status, 414)
+    t.equal(stream.body, `the request target is ${'/api/v1/stream/'.length + 4000} bytes; at most 3072 are read\n`)
+  })
+})
+
+t.test('a JSON body that starts with a UTF-8 byte-order mark is read', async (t) => {
+  const json = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"event_type":"boot","description":"written by a Windows tool"}')])
+  const a = parseAnswer((await exchange([
+    head(['POST /api/v1/log/server HTTP/1.1', 'Host: x', 'Connection: close', `Authorization: Bearer ${s.apiKey}`, 'Content-Type: application/json', `Content-Length: ${json.length}`]),
+    json,
+  ])).text)
+  t.equal(a.status, 200)
+  t.same(JSON.parse(a.body), { status: 'logged', category: 'server' })
+})
