@@ -1,8 +1,9 @@
 /**
  * Requests the fronts' HTTP parser (uWebSockets.js 20.30) drops without an answer, leaving the client waiting on its
  * idle timer, are answered at once by the balancer with haproxy/haproxy.cfg: HTTP/1.0 gets 505, a control byte in a
- * header, a raw space in the path, a header line without a colon and more than 44 header lines get 400. Each is
- * also sent straight at front-a, to show what the balancer spares the clients.
+ * header, a raw space in the path, a header line without a colon and more than 44 header lines get 400; a request
+ * target over 3072 bytes gets 414 and a head over 4 KiB 431 (the fronts drop such a head when it arrives in pieces).
+ * Each is also sent straight at front-a, to show what the balancer spares the clients.
  */
 import { rawExchange } from '../clients.js'
 import type { Deployment } from '../deployment.js'
@@ -20,6 +21,8 @@ const CASES: ReadonlyArray<{ label: string; request: string; status: string }> =
     request: `GET /api/v1/callbacks/ZZZZ HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 49 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n`,
     status: '400',
   },
+  { label: 'a request target over 3072 bytes', request: `GET /api/v1/callbacks/${'ZZZZ&'.repeat(700)}ZZZZ HTTP/1.1\r\nHost: x\r\n\r\n`, status: '414' },
+  { label: 'a request head over 4 KiB', request: `GET /api/v1/callbacks/ZZZZ HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(4000)}\r\n\r\n`, status: '431' },
   { label: 'a valid request (for comparison)', request: 'GET /api/v1/callbacks/ZZZZ HTTP/1.1\r\nHost: x\r\n\r\n', status: '200' },
 ]
 
