@@ -10,18 +10,19 @@ import type { CommandOutput } from './cli/command.js'
 import { resolveCommand, runResolved } from './cli/dispatch.js'
 import { readPackageVersion } from './cli/package-version.js'
 
-function write({ lines, exitCode }: CommandOutput): void {
+/** Prints a command's output (stdout, or stderr when it failed); resolves once written. */
+function write({ lines, exitCode }: CommandOutput): Promise<void> {
   const stream = exitCode === 0 ? process.stdout : process.stderr
-  stream.write(`${lines.join('\n')}\n`)
   process.exitCode = exitCode
+  return new Promise((resolve) => stream.write(`${lines.join('\n')}\n`, () => resolve()))
 }
 
 const resolved = resolveCommand(process.argv.slice(2))
 
 if (resolved.kind === 'print') {
-  write(resolved.output)
+  await write(resolved.output)
 } else if (resolved.kind === 'version') {
-  write({ lines: [readPackageVersion()], exitCode: 0 })
+  await write({ lines: [readPackageVersion()], exitCode: 0 })
 } else if (resolved.kind === 'process') {
   const { entry } = resolved.command
   process.argv = [process.argv[0]!, fileURLToPath(entry), ...resolved.argv]
@@ -33,7 +34,8 @@ if (resolved.kind === 'print') {
     import('./runtime/process-context.js'),
   ])
   const config = loadConfig()
-  const ctx = createProcessContext('cli', config, createLogger('cli', config.logLevel === 'info' ? 'warn' : config.logLevel))
+  // Logs go to stderr: stdout is the command's result, read by scripts (`KEY=$(presence-link keys create ... | tail -1)`).
+  const ctx = createProcessContext('cli', config, createLogger('cli', config.logLevel === 'info' ? 'warn' : config.logLevel, 2))
   let out: CommandOutput
   try {
     out = await runResolved(ctx, resolved)
@@ -41,5 +43,8 @@ if (resolved.kind === 'print') {
     out = { lines: [`error: ${(err as Error).message}`], exitCode: 1 }
   }
   await ctx.shutdown.run('done')
-  write(out)
+  await write(out)
+  // Everything was closed above; what may still hold the event loop is a library's leftover timer (ioredis waits
+  // 2 s on the socket of a connection that never opened), and the command is over.
+  process.exit()
 }

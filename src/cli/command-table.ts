@@ -3,6 +3,7 @@
  * `--help` and the top-level help all come from this table (src/cli/dispatch.ts). Handlers load their module only
  * when they run, so `--help`, `--version` and command-line errors touch neither MySQL nor Redis.
  */
+import { QUEUE_ARGUMENT_TEXT } from '../queue/names.js'
 import type { ArgsSpec } from './args.js'
 import { adminCommand, type Command, type CommandGroup } from './command.js'
 
@@ -26,7 +27,7 @@ export const SANDBOX_COMMAND = {
 } as const satisfies { name: string; summary: string; args: ArgsSpec }
 
 const CATEGORY = { name: 'CATEGORY', summary: 'server, ingame or moderation' } as const
-const CODE = { positionals: [{ name: 'CODE', summary: '4 characters A-Z or 0-9' }] } as const
+const CODE = { positionals: [{ name: 'CODE', summary: '4 characters A-Z or 0-9, in any case' }] } as const
 const CHAT_USER = { flags: { 'chat-user': { type: 'string', value: 'ID', required: true, summary: 'Discord user id' } } } as const
 const GUILD_ID = { positionals: [{ name: 'ID', summary: 'Discord guild id' }] } as const
 const ROBLOX_USER_ID = { name: 'ROBLOX_USER_ID', summary: 'Roblox user id' } as const
@@ -92,7 +93,12 @@ const GUILDS: CommandGroup = {
   commands: [
     adminCommand({ name: 'add', summary: 'whitelist a guild', args: GUILD_ID, run: async (ctx, { positionals: [id] }) => (await admin()).changeGuildCommand(ctx, 'add', id) }),
     adminCommand({ name: 'remove', summary: 'remove a guild from the whitelist', args: GUILD_ID, run: async (ctx, { positionals: [id] }) => (await admin()).changeGuildCommand(ctx, 'remove', id) }),
-    adminCommand({ name: 'list', summary: 'whitelisted guilds, from GUILD_WHITELIST and from here', args: {}, run: async (ctx) => (await admin()).listGuildsCommand(ctx) }),
+    adminCommand({
+      name: 'list',
+      summary: "whitelisted guilds: the running gateway's GUILD_WHITELIST, and those added here",
+      args: {},
+      run: async (ctx) => (await admin()).listGuildsCommand(ctx),
+    }),
   ],
 }
 
@@ -169,15 +175,30 @@ const INFRACTIONS: CommandGroup = {
   summary: 'moderation entries attached to chat users',
   commands: [
     adminCommand({
+      name: 'list',
+      summary: 'infractions, newest first: id, time, code, Roblox user, chat user, event, description, issuer, counting or pardoned',
+      args: {
+        flags: {
+          code: { type: 'string', value: 'CODE', summary: 'only those of this code (any case)' },
+          'roblox-user': { type: 'string', value: 'ID', summary: 'only those of this Roblox user id' },
+          'chat-user': { type: 'string', value: 'ID', summary: 'only those of this Discord user id' },
+          before: { type: 'integer', value: 'ID', min: 1, summary: 'only those older than this infraction id (the next page)' },
+          limit: { type: 'integer', value: 'N', min: 1, max: 1000, default: 50, summary: 'at most N infractions' },
+        },
+      },
+      run: async (ctx, { flags }) =>
+        (await delivery()).listInfractionsCommand(ctx, { code: flags.code, robloxUser: flags['roblox-user'], chatUser: flags['chat-user'], before: flags.before, limit: flags.limit }),
+    }),
+    adminCommand({
       name: 'pardon',
       summary: 'pardon an infraction: it stays in the log but no longer counts for the safety check',
-      args: { positionals: [{ name: 'ID', summary: 'infraction id, as GET /api/v1/info lists it' }], flags: { reason: { type: 'string', value: 'TEXT', summary: 'why, kept with the pardon' } } },
+      args: { positionals: [{ name: 'ID', summary: 'infraction id, as infractions list shows it' }], flags: { reason: { type: 'string', value: 'TEXT', summary: 'why, kept with the pardon' } } },
       run: async (ctx, { positionals: [id], flags }) => (await delivery()).pardonInfractionCommand(ctx, id, flags.reason),
     }),
   ],
 }
 
-const QUEUE_FLAG = { type: 'string', value: 'QUEUE', summary: 'only this queue: bind, log, audit or notify (default: every queue)' } as const
+const QUEUE_FLAG = { type: 'string', value: 'QUEUE', summary: `only ${QUEUE_ARGUMENT_TEXT} (default: every queue)` } as const
 
 const JOBS: CommandGroup = {
   kind: 'group',

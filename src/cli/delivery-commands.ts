@@ -1,14 +1,14 @@
-/** Operator commands for delivery and safety: destinations, logs replay, watchlist, pardons. The last line is the result. */
+/** Operator commands for delivery and safety: destinations, logs replay, watchlist, infractions. The last line is the result. */
 import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget } from '../core/destination.js'
 import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../core/log-categories.js'
 import { MAX_WATCH_REASON, PLATFORM_USER_ID } from '../core/watchlist.js'
 import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../mysql/destination-rows.js'
 import { countDeliveryStates, replayEntries } from '../mysql/log-entry-rows.js'
-import { MAX_PARDON_REASON, pardonInfraction } from '../mysql/infraction-rows.js'
+import { countInfractions, listInfractions, MAX_INFRACTION_PAGE, MAX_PARDON_REASON, pardonInfraction, type Infraction, type InfractionFilter } from '../mysql/infraction-rows.js'
 import { addToWatchlist, listWatchlist, removeFromWatchlist } from '../mysql/watchlist-rows.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase } from '../runtime/storage.js'
-import { operatorName } from './admin-commands.js'
+import { operatorName, readCodeArgument, SNOWFLAKE } from './admin-commands.js'
 import { usage, type CommandOutput } from './command.js'
 import { runCommand } from './dispatch.js'
 
@@ -146,7 +146,7 @@ export function infractionsCommand(ctx: ProcessContext, args: readonly string[])
 
 /** `presence-link infractions pardon ID [--reason R]`: the infraction stays in the log but stops counting for safety. */
 export async function pardonInfractionCommand(ctx: ProcessContext, id: string | undefined, reason: string | undefined): Promise<CommandOutput> {
-  if (id === undefined || !/^[1-9]\d{0,18}$/.test(id)) return usage('infractions pardon needs an infraction ID (a positive whole number, as GET /api/v1/info lists it)')
+  if (id === undefined || !/^[1-9]\d{0,18}$/.test(id)) return usage('infractions pardon needs an infraction ID (a positive whole number, as infractions list shows it)')
   if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_PARDON_REASON)) return usage(`--reason must be 1-${MAX_PARDON_REASON} characters`)
   const db = await openDatabase(ctx, 2)
   const result = await pardonInfraction(db, id, operatorName(), reason?.trim() ?? null)
@@ -154,4 +154,77 @@ export async function pardonInfractionCommand(ctx: ProcessContext, id: string | 
   const i = result.infraction
   if (result.outcome === 'already_pardoned') return fail(`infraction ${id} was already pardoned by ${i.pardon?.by ?? '?'}`)
   return { lines: [`pardoned infraction ${id} (${i.eventType} on code ${i.code}, chat user ${i.chatUserId}): kept in the log, no longer counted by the safety check`], exitCode: 0 }
+}
+
+/** Longest description `infractions list` shows (the whole text stays in the log entry). */
+const LISTED_DESCRIPTION = 120
+
+/** User-supplied text on one line: whitespace and control characters (a terminal's escapes) become one space; long text is cut. */
+function oneLine(text: string, max: number): string {
+  const chars = Array.from(text.replace(/[\s\p{Cc}]+/gu, ' ').trim())
+  return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`
+}
+
+/** One infraction as `infractions list` prints it: id, when, code, Roblox user, chat user, event, description, issuer, state. */
+export function describeInfraction(i: Infraction): string {
+  const roblox = i.platformUserId === null ? 'roblox -' : `roblox ${oneLine(i.platformUsername ?? '?', 40)} (${i.platformUserId})`
+  const state = i.pardon === null ? 'counting' : `pardoned by ${oneLine(i.pardon.by, 100)} at ${i.pardon.at.toISOString()}`
+  return [
+    i.id,
+    i.createdAt.toISOString(),
+    i.code,
+    roblox,
+    `chat user ${i.chatUserId}`,
+    oneLine(i.eventType, 40),
+    oneLine(i.description, LISTED_DESCRIPTION),
+    `issued by ${i.issuedBy === null ? '-' : oneLine(i.issuedBy, 100)}`,
+    state,
+  ].join('\t')
+}
+
+/** What `infractions list` filters on, as typed. */
+export interface InfractionListOptions {
+  code: string | undefined
+  robloxUser: string | undefined
+  chatUser: string | undefined
+  before: number | undefined
+  limit: number
+}
+
+/** `presence-link infractions list [--code CODE] [--roblox-user ID] [--chat-user ID] [--before ID] [--limit N]`, newest first. */
+export async function listInfractionsCommand(ctx: ProcessContext, opts: InfractionListOptions): Promise<CommandOutput> {
+  const filter: InfractionFilter = {}
+  if (opts.code !== undefined) {
+    const code = readCodeArgument(opts.code)
+    if (code === undefined) return usage('--code needs a CODE of 4 characters A-Z or 0-9 (in any case)')
+    filter.code = code
+  }
+  if (opts.robloxUser !== undefined) {
+    if (!PLATFORM_USER_ID.test(opts.robloxUser)) return usage('--roblox-user needs a Roblox user id (a positive whole number)')
+    filter.platformUserId = opts.robloxUser
+  }
+  if (opts.chatUser !== undefined) {
+    if (!SNOWFLAKE.test(opts.chatUser)) return usage('--chat-user needs a Discord user id')
+    filter.chatUserId = opts.chatUser
+  }
+  const db = await openDatabase(ctx, 2)
+  const shown: Infraction[] = []
+  let before = opts.before === undefined ? undefined : String(opts.before)
+  let older = false
+  while (shown.length < opts.limit) {
+    const page = await listInfractions(db, { ...filter, limit: Math.min(MAX_INFRACTION_PAGE, opts.limit - shown.length), ...(before === undefined ? {} : { before }) })
+    shown.push(...page.infractions)
+    older = page.nextBefore !== null
+    if (page.nextBefore === null) break
+    before = page.nextBefore
+  }
+  const total = await countInfractions(db, filter)
+  const lines = shown.map(describeInfraction)
+  if (total === 0) {
+    lines.push('no infractions')
+  } else {
+    const more = older ? `; older ones: --before ${shown.at(-1)!.id}` : ''
+    lines.push(`${total} infraction${total === 1 ? '' : 's'}${shown.length < total ? ` (${shown.length} shown${more})` : ''}`)
+  }
+  return { lines, exitCode: 0 }
 }

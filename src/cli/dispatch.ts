@@ -23,7 +23,10 @@ export function resolveCommand(argv: readonly string[], commands: readonly Comma
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') return print(formatTopHelp(commands))
   if (name === '--version') return { kind: 'version' }
   const command = commands.find((c) => c.name === name)
-  if (command === undefined) return fail(EXIT_BAD_USAGE, `unknown command ${name}`, [`run \`${PROGRAM} --help\` for the commands`])
+  if (command === undefined) {
+    const what = name.startsWith('-') ? `unknown flag ${name}` : `unknown command ${name}`
+    return fail(EXIT_BAD_COMMAND_LINE, what, [`run \`${PROGRAM} --help\` for the commands`])
+  }
   if (command.kind === 'group') return resolveSubcommand(command, rest)
   const parsed = parseCommandLine(command.name, command, rest)
   if (parsed.kind !== 'ok') return { kind: 'print', output: parsed.output }
@@ -35,7 +38,7 @@ function resolveSubcommand(group: CommandGroup, argv: readonly string[]): Resolu
   const [name, ...rest] = argv
   if (name === '--help' || name === '-h') return print(formatGroupHelp(group))
   const command = group.commands.find((c) => c.name === name)
-  if (command === undefined) return fail(EXIT_BAD_USAGE, `${group.name} takes ${describeSubcommands(group)}`, [`run \`${PROGRAM} ${group.name} --help\` for details`])
+  if (command === undefined) return fail(EXIT_BAD_COMMAND_LINE, `${group.name} takes ${describeSubcommands(group)}`, [`run \`${PROGRAM} ${group.name} --help\` for details`])
   const path = `${group.name} ${command.name}`
   const parsed = parseCommandLine(path, command, rest)
   if (parsed.kind !== 'ok') return { kind: 'print', output: parsed.output }

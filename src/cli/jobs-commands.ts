@@ -1,15 +1,18 @@
 /** Operator commands for the job queues: list failed jobs and re-drive them. The last line is the result. */
-import { QueueName } from '../queue/names.js'
 import { closeJobQueues, listFailedJobs, openJobQueues, redriveAllFailed, redriveJobs, type JobQueues, type RedriveOutcome } from '../queue/failed-jobs.js'
+import { QUEUE_ARGUMENT_TEXT, QueueName, queuesNamed } from '../queue/names.js'
 import type { ProcessContext } from '../runtime/process-context.js'
-import { openRedis } from '../runtime/storage.js'
+import { openCliRedis } from './cli-redis.js'
 import { usage, type CommandOutput } from './command.js'
 import { runCommand } from './dispatch.js'
 
 /** Every queue, in the order the commands go through them. */
-export const JOB_QUEUES: readonly string[] = Object.values(QueueName)
+export const JOB_QUEUES: readonly QueueName[] = Object.values(QueueName)
 
-const QUEUE_CHOICES = JOB_QUEUES.join(', ')
+/** Said above the result when `--queue` names a consumer that reads no queue (delivery). */
+function noQueueNote(name: string): string {
+  return `note: ${name} reads no queue: it posts stored log entries; \`presence-link destinations list\` counts those that failed and \`presence-link logs replay\` sends them again`
+}
 
 /** `presence-link jobs ARGS` in this process. */
 export function jobsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
@@ -28,28 +31,34 @@ export function formatAge(ms: number): string {
   return `${s}s`
 }
 
-async function openQueues(ctx: ProcessContext, only: string | undefined): Promise<JobQueues> {
-  const redis = await openRedis(ctx, 'request', 'cli')
-  const queues = openJobQueues((only === undefined ? JOB_QUEUES : [only]) as QueueName[], redis, ctx.keys.bullPrefix)
+async function openQueues(ctx: ProcessContext, names: readonly QueueName[]): Promise<JobQueues> {
+  if (names.length === 0) return []
+  const redis = await openCliRedis(ctx)
+  const queues = openJobQueues(names, redis, ctx.keys.bullPrefix)
   ctx.shutdown.register('cli-queues', () => closeJobQueues(queues))
   return queues
 }
 
-function badQueue(queue: string | undefined): CommandOutput | null {
-  return queue !== undefined && !JOB_QUEUES.includes(queue) ? usage(`--queue must be one of ${QUEUE_CHOICES}`) : null
+/** The queues `--queue` names (every queue without it), or the refusal. */
+function selectQueues(queue: string | undefined): { names: readonly QueueName[]; notes: string[] } | { refused: CommandOutput } {
+  if (queue === undefined) return { names: JOB_QUEUES, notes: [] }
+  const names = queuesNamed(queue)
+  if (names === undefined) return { refused: usage(`--queue takes ${QUEUE_ARGUMENT_TEXT}, not ${JSON.stringify(queue)}`) }
+  return { names, notes: names.length === 0 ? [noQueueNote(queue)] : [] }
 }
 
 /** `presence-link jobs failed [--queue Q] [--limit N]`. */
 export async function failedJobsCommand(ctx: ProcessContext, queue: string | undefined, limit: number): Promise<CommandOutput> {
-  const refused = badQueue(queue)
-  if (refused !== null) return refused
-  const { jobs, total } = await listFailedJobs(await openQueues(ctx, queue), limit)
+  const selected = selectQueues(queue)
+  if ('refused' in selected) return selected.refused
+  const { jobs, total } = await listFailedJobs(await openQueues(ctx, selected.names), limit)
   const now = Date.now()
-  const lines = jobs.map((j) => {
+  const lines = [...selected.notes]
+  for (const j of jobs) {
     const reason = j.failedReason.replace(/\s+/g, ' ').slice(0, 200)
     const failed = j.failedAt === null ? '' : `, failed ${formatAge(now - j.failedAt)} ago`
-    return `${j.queue}\t${j.id}\t${j.name}\t${j.attemptsMade} attempt${j.attemptsMade === 1 ? '' : 's'}\taccepted ${formatAge(now - j.acceptedAt)} ago${failed}\t${reason}`
-  })
+    lines.push(`${j.queue}\t${j.id}\t${j.name}\t${j.attemptsMade} attempt${j.attemptsMade === 1 ? '' : 's'}\taccepted ${formatAge(now - j.acceptedAt)} ago${failed}\t${reason}`)
+  }
   const shown = jobs.length < total ? ` (${jobs.length} shown)` : ''
   lines.push(total === 0 ? 'no failed jobs' : `${total} failed job${total === 1 ? '' : 's'}${shown}`)
   return { lines, exitCode: 0 }
@@ -57,12 +66,12 @@ export async function failedJobsCommand(ctx: ProcessContext, queue: string | und
 
 /** `presence-link jobs redrive [--queue Q] ID... | --all`. */
 export async function redriveJobsCommand(ctx: ProcessContext, queue: string | undefined, ids: readonly string[], all: boolean): Promise<CommandOutput> {
-  const refused = badQueue(queue)
-  if (refused !== null) return refused
+  const selected = selectQueues(queue)
+  if ('refused' in selected) return selected.refused
   if (all === (ids.length > 0)) return usage('jobs redrive takes job IDs or --all (not both)')
-  const queues = await openQueues(ctx, queue)
+  const queues = await openQueues(ctx, selected.names)
   const outcomes: RedriveOutcome[] = all ? await redriveAllFailed(queues) : await redriveJobs(queues, ids)
-  const lines: string[] = []
+  const lines = [...selected.notes]
   let redriven = 0
   for (const o of outcomes) {
     if (o.result === 'redriven') {

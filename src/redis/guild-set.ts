@@ -10,6 +10,8 @@ export interface GuildSet {
   remove(guildId: string): Promise<void>
   /** True when the guild id is in the set. */
   has(guildId: string): Promise<boolean>
+  /** Every guild id in the set. */
+  members(): Promise<string[]>
   /** Replaces the whole set. */
   replace(guildIds: readonly string[]): Promise<void>
 }
@@ -26,6 +28,7 @@ export function createGuildSet(redis: Redis, keys: RedisKeys): GuildSet {
     async has(guildId) {
       return (await redis.sismember(keys.guilds, guildId)) === 1
     },
+    members: () => redis.smembers(keys.guilds),
     async replace(guildIds) {
       const tx = redis.multi().del(keys.guilds)
       if (guildIds.length > 0) tx.sadd(keys.guilds, ...guildIds)

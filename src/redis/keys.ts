@@ -12,6 +12,7 @@
  * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name|version`, a revoked key's tombstone `|name|version` (empty hash: refused); `sha256hex|name` from before versions reads as version 0. Written compare-and-set on the MySQL row version (scripts/api-key-put.lua) | `keys create/revoke` (also re-written when revoke finds no active key); every key written at start (api-key-copy.ts); the reconciler (api-key-put.lua, hash-delete-if.lua for entries MySQL lacks) | front (bearer check, api-key-copy.ts) |
  * | `{p}:roblox:user:{lowercase name}` | string, 24 h TTL | `id|name` from the Roblox users API | bind worker (roblox-user-cache.ts) | bind worker |
  * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start (guild-set.ts) | gateway (audit events, guild-set.ts) |
+ * | `{p}:guilds:env` | string | JSON `{guilds, shards, shardCount, at}`: the GUILD_WHITELIST (held in memory) of the last gateway to start, its SHARD_IDS and start time (gateway-whitelist.ts) | gateway at start | `guilds list` CLI |
  * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE (message-cache.ts) | gateway on MESSAGE_UPDATE/DELETE (what was said) |
  * | `{p}:rl:{route}:{client}` | rate-limiter-flexible | points used in the current window; `{client}` is an IPv4 address or an IPv6 /64 (core/client-key.ts) | front (rate-limits.ts) | front |
  * | `{p}:unknown:{client}` | set, PX = rest of a 1 h window started by the client's first unknown code | the distinct unknown codes (not found, or issued but not linked) one client asked for in callbacks/rpc; `{client}` is an IPv4 address or an IPv6 /64 (core/client-key.ts); at most UNKNOWN_CODE_BUDGET members | front (unknown-code-budget.ts: scripts/unknown-code-budget.lua) | front |
@@ -34,6 +35,7 @@ export interface RedisKeys {
   readonly apiKeys: string
   readonly bullPrefix: string
   readonly guilds: string
+  readonly guildsFromEnv: string
   readonly deliveryRate: string
   readonly deliveryLease: (category: string) => string
   readonly message: (id: string) => string
@@ -57,6 +59,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     apiKeys: `${prefix}:apikeys`,
     bullPrefix: `${prefix}:bull`,
     guilds: `${prefix}:guilds`,
+    guildsFromEnv: `${prefix}:guilds:env`,
     deliveryRate: `${prefix}:delivery:rate`,
     deliveryLease: (category: string) => `${prefix}:delivery:lease:${category}`,
     message: (id: string) => `${prefix}:msg:${id}`,

@@ -18,6 +18,7 @@ import { JobName, QueueName } from '../queue/names.js'
 import { createNotifyConsumer } from '../queue/notify.js'
 import { createLogProducer, createQueue } from '../queue/queues.js'
 import { createMessageCache } from '../redis/message-cache.js'
+import { publishGatewayWhitelist } from '../redis/gateway-whitelist.js'
 import { createPresenceStore } from '../redis/presence-store.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildGuildWhitelist } from './services.js'
@@ -64,6 +65,8 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const cache = await prepareRedisCopies(ctx, db, redis)
   const whitelist = buildGuildWhitelist(db, redis, keys, config.guildWhitelist)
   await whitelist.sync()
+  // GUILD_WHITELIST lives only in this process's memory: publish it, so `guilds list` shows what is really checked.
+  await publishGatewayWhitelist(redis, keys, { guilds: [...config.guildWhitelist], shards: [...config.shardIds], shardCount: config.shardCount, at: new Date() })
   const codes = buildCodeService(db, cache)
   const store = createPresenceStore(redis, keys)
   const metrics = metricsFactory?.(() => store.size())

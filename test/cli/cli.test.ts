@@ -1,10 +1,14 @@
-/** The built CLI as a child process in the Docker image layout: parsing errors, --help, --version, key commands. */
+/**
+ * The built CLI as a child process in the Docker image layout: parsing errors and their exit codes, --help, --version,
+ * key commands, codes in any case, queue names, and Redis out of reach.
+ */
 import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { COMMANDS } from '../../src/cli/command-table.js'
 import { buildApp } from '../helpers/built-app.js'
+import { freePort } from '../helpers/scratch.js'
 import { startStack, type Stack } from '../helpers/stack.js'
 
 // Building the CLI once and running some 60 children costs about a minute of CPU; on a loaded 2-core machine that
@@ -27,8 +31,8 @@ interface Ran {
   stderr: string
 }
 
-/** Starts `node dist/src/cli.js ARGS` (or another built entry) against this file's database and Redis prefix. */
-function start(args: readonly string[], entry = 'dist/src/cli.js') {
+/** Starts `node dist/src/cli.js ARGS` (or another built entry) against this file's database and Redis prefix; `env` overrides. */
+function start(args: readonly string[], entry = 'dist/src/cli.js', env: Record<string, string> = {}) {
   return spawn(process.execPath, [join(app, entry), ...args], {
     cwd: app,
     env: {
@@ -37,21 +41,26 @@ function start(args: readonly string[], entry = 'dist/src/cli.js') {
       REDIS_URL: stack.config.redisUrl,
       REDIS_PREFIX: stack.config.redisPrefix,
       LOG_LEVEL: 'silent',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
 }
 
-/** Runs a command line to its end. */
-function run(args: readonly string[], entry?: string): Promise<Ran> {
-  const child = start(args, entry)
+/** Runs a command line to its end (killed after `withinMs`, if given: `code` is then null). */
+function run(args: readonly string[], entry?: string, env?: Record<string, string>, withinMs?: number): Promise<Ran> {
+  const child = start(args, entry, env)
+  const timer = withinMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), withinMs)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   return new Promise((resolve, reject) => {
     child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 
@@ -158,4 +167,73 @@ t.test('a process command hands over to its entry with its arguments', async (t)
   const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
   t.equal(await exited, 0)
+})
+
+t.test('a refused top-level line exits 2 with nothing on stdout: unknown flag, command or subcommand', async (t) => {
+  const top = 'run `presence-link --help` for the commands\n'
+  const keys = 'error: keys takes create --name NAME, list, or revoke NAME\nrun `presence-link keys --help` for details\n'
+  const cases: Array<[string[], string]> = [
+    [['--bogus'], `error: unknown flag --bogus\n${top}`],
+    [['bogus'], `error: unknown command bogus\n${top}`],
+    [['keys', 'bogus'], keys],
+    [['keys'], keys],
+    [['keys', '--bogus'], keys],
+  ]
+  const results = await runAll(cases.map(([argv]) => argv))
+  for (const [i, out] of results.entries()) t.same(out, { code: 2, stdout: '', stderr: cases[i]![1] }, cases[i]![0].join(' '))
+})
+
+t.test('a CODE argument is read in any case; other characters are still refused', async (t) => {
+  const issued = await run(['codes', 'issue', '--chat-user', '500000000000000001'])
+  const code = issued.stdout.trimEnd().split('\n').at(-1)!
+  const [shown, unknown, refused] = await runAll([
+    ['codes', 'show', code.toLowerCase()],
+    ['codes', 'show', code === 'ZZZZ' ? 'yyyy' : 'zzzz'],
+    ['codes', 'show', '0pu!'],
+  ])
+  t.equal(shown!.code, 0, shown!.stderr)
+  t.equal(shown!.stdout.split('\n')[0], `code: ${code}`)
+  t.same(unknown, { code: 1, stdout: '', stderr: `error: no such code ${code === 'ZZZZ' ? 'YYYY' : 'ZZZZ'}\n` })
+  t.same(refused, {
+    code: 64,
+    stdout: '',
+    stderr: 'error: codes show needs a CODE of 4 characters A-Z or 0-9 (in any case)\nusage: presence-link codes show CODE\nrun `presence-link codes show --help` for details\n',
+  })
+})
+
+t.test('jobs takes the consumer names presence-link worker uses; infractions list lists', async (t) => {
+  const [delivery, gateway, infractions] = await runAll([['jobs', 'failed', '--queue', 'delivery'], ['jobs', 'failed', '--queue', 'gateway'], ['infractions', 'list', '--code', 'ab12']])
+  t.same(delivery, {
+    code: 0,
+    stdout:
+      'note: delivery reads no queue: it posts stored log entries; `presence-link destinations list` counts those that failed and `presence-link logs replay` sends them again\nno failed jobs\n',
+    stderr: '',
+  })
+  t.same(gateway, { code: 0, stdout: 'no failed jobs\n', stderr: '' })
+  t.same(infractions, { code: 0, stdout: 'no infractions\n', stderr: '' })
+})
+
+t.test('with Redis out of reach, every command that needs it fails at once: one error line naming Redis, nothing on stdout', async (t) => {
+  const port = await freePort()
+  const lines = [
+    ['keys', 'create', '--name', 'no-redis'],
+    ['keys', 'revoke', 'test-server'],
+    ['codes', 'issue', '--chat-user', '500000000000000002'],
+    ['codes', 'show', 'AB12'],
+    ['codes', 'ban', 'ab12'],
+    ['guilds', 'add', '100000000000000009'],
+    ['guilds', 'list'],
+    ['jobs', 'failed'],
+    ['jobs', 'failed', '--queue', 'gateway'],
+    ['jobs', 'redrive', '--all'],
+  ]
+  // A bounded wait, not a timing assertion: the old CLI waited 10 s for Redis, then 2 s more before it exited.
+  const results: Ran[] = []
+  for (let i = 0; i < lines.length; i += PARALLEL) {
+    results.push(...(await Promise.all(lines.slice(i, i + PARALLEL).map((l) => run(l, undefined, { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'info' }, 9000)))))
+  }
+  for (const [i, out] of results.entries()) {
+    t.same(out, { code: 1, stdout: '', stderr: `error: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED)\n` }, lines[i]!.join(' '))
+  }
+  t.notOk((await keyNames()).includes('no-redis'), 'no key half-created')
 })

@@ -28,9 +28,12 @@ t.test('destinations', async (t) => {
     t.same(await destinationsCommand(stack.ctx, ['retry', 'ingame']), { lines: ['error: ingame has no destination: set one with destinations set ingame TARGET'], exitCode: 1 })
   })
 
-  t.test('bad usage exits 64 with the reason', async (t) => {
+  t.test('bad usage exits 64 with the reason; no subcommand does not parse: 2', async (t) => {
+    t.same(await destinationsCommand(stack.ctx, []), {
+      lines: ['error: destinations takes set CATEGORY TARGET, unset CATEGORY, list, or retry CATEGORY', 'run `presence-link destinations --help` for details'],
+      exitCode: 2,
+    })
     const cases: Array<[string[], string]> = [
-      [[], 'error: destinations takes set CATEGORY TARGET, unset CATEGORY, list, or retry CATEGORY'],
       [['set', 'chat', '100000000000000012'], 'error: destinations set needs a CATEGORY: server, ingame or moderation'],
       [['set', 'server'], 'error: destinations set needs a TARGET: a channel id or a webhook URL'],
       [['set', 'server', 'https://evil.example/api/webhooks/123456789012345678/x'], 'error: TARGET must be a webhook URL on discord.com (https), on loopback, or on the DISCORD_API host'],
@@ -68,7 +71,7 @@ t.test('destinations', async (t) => {
 })
 
 t.test('logs replay usage', async (t) => {
-  t.equal((await logsCommand(stack.ctx, [])).exitCode, 64)
+  t.equal((await logsCommand(stack.ctx, [])).exitCode, 2, 'no subcommand does not parse')
   t.equal((await logsCommand(stack.ctx, ['replay', '--since', '2024-01-01'])).lines[0], 'error: logs replay needs --category server, ingame or moderation')
   for (const since of ['yesterday', '2024-05-01T10:00', '2024-13-01', '']) {
     t.equal((await logsCommand(stack.ctx, ['replay', '--category', 'server', '--since', since])).lines[0], 'error: logs replay needs --since with an ISO time like 2024-05-01 or 2024-05-01T12:00:00Z', since)
@@ -101,7 +104,8 @@ t.test('watchlist', async (t) => {
   t.ok(list.lines.some((l) => l.startsWith('77\t-\t')))
   t.same(await watchlistCommand(stack.ctx, ['remove', '77']), { lines: ['removed 77 from the watchlist'], exitCode: 0 })
   t.same(await watchlistCommand(stack.ctx, ['remove', '77']), { lines: ['error: 77 is not on the watchlist'], exitCode: 1 })
-  for (const args of [['add'], ['add', 'abc'], ['add', '0'], ['add', '12345678901234567'], ['add', '5', '--reason', ' '], ['drop', '5']]) {
+  for (const args of [['add'], ['add', 'abc'], ['add', '0'], ['add', '12345678901234567'], ['add', '5', '--reason', ' ']]) {
     t.equal((await watchlistCommand(stack.ctx, args)).exitCode, 64, args.join(' '))
   }
+  t.equal((await watchlistCommand(stack.ctx, ['drop', '5'])).exitCode, 2, 'an unknown subcommand does not parse')
 })

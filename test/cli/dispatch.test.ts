@@ -98,14 +98,29 @@ t.test('refusals', async (t) => {
     }
   })
 
-  t.test('an unknown command or subcommand exits 64, as before, naming what there is', async (t) => {
-    t.same(printed(resolveCommand(['launch'])), { lines: ['error: unknown command launch', 'run `presence-link --help` for the commands'], exitCode: 64 })
-    t.same(printed(resolveCommand(['keys'])), { lines: ['error: keys takes create --name NAME, list, or revoke NAME', 'run `presence-link keys --help` for details'], exitCode: 64 })
-    t.same(printed(resolveCommand(['keys', '--name', 'x'])).exitCode, 64)
+  t.test('an unknown flag, command or subcommand does not parse either: exit 2, naming what there is', async (t) => {
+    const top = 'run `presence-link --help` for the commands'
+    const keys = ['error: keys takes create --name NAME, list, or revoke NAME', 'run `presence-link keys --help` for details']
+    const cases: Array<[string[], string[]]> = [
+      [['--bogus'], ['error: unknown flag --bogus', top]],
+      [['-x'], ['error: unknown flag -x', top]],
+      [['--bogus', 'keys', 'list'], ['error: unknown flag --bogus', top]],
+      [['launch'], ['error: unknown command launch', top]],
+      [['KEYS', 'list'], ['error: unknown command KEYS', top]],
+      [['keys'], keys],
+      [['keys', 'explode'], keys],
+      [['keys', '--name', 'x'], keys],
+      [['keys', '--bogus'], keys],
+    ]
+    for (const [argv, lines] of cases) t.same(printed(resolveCommand(argv)), { lines, exitCode: 2 }, argv.join(' '))
     t.equal(printed(resolveCommand(['logs', 'tail'])).lines[0], 'error: logs takes replay --category CATEGORY --since ISO_TIME')
     t.equal(
       printed(resolveCommand(['codes', 'launch'])).lines[0],
       'error: codes takes issue --chat-user ID, show CODE, ban CODE, unban CODE, pause CODE, resume CODE, reset CODE, revoke CODE, or rotate --chat-user ID',
+    )
+    t.equal(
+      printed(resolveCommand(['infractions'])).lines[0],
+      'error: infractions takes list [--code CODE] [--roblox-user ID] [--chat-user ID] [--before ID] [--limit N], or pardon ID [--reason TEXT]',
     )
   })
 
