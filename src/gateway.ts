@@ -1,8 +1,11 @@
 /**
  * Entry point: the Discord gateway (presence, slash commands, audit events, bound-code DMs) for SHARD_IDS. Its
  * metrics port also answers /healthz and /readyz (Redis, MySQL, Discord) from the start; the gateway logs in once
- * Redis and MySQL answer.
+ * Redis and MySQL answer. When Discord refuses the token or the intents, at login or later, it logs one line naming
+ * the fix and exits with 78.
  */
+import { botIntents } from './gateway/bot-intents.js'
+import { DiscordRefusedError, EXIT_DISCORD_REFUSED, refusalLine, type DiscordRefusal } from './gateway/discord-refusal.js'
 import { ensureDatabase } from './mysql/connection.js'
 import { createDependencyGauge } from './metrics/dependency-metrics.js'
 import { createGatewayMetrics } from './metrics/gateway-metrics.js'
@@ -10,9 +13,16 @@ import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { shardsReady, startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
 import { announceStarted } from './runtime/part-started.js'
-import { runProcess } from './runtime/process-context.js'
+import { runProcess, type ProcessContext } from './runtime/process-context.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from './runtime/readiness.js'
 import { openDatabaseLazily, openRedis } from './runtime/storage.js'
+
+async function exitRefused(ctx: ProcessContext, refusal: DiscordRefusal): Promise<never> {
+  const { message, fields } = refusalLine(refusal, botIntents(ctx.config.messageContent))
+  ctx.log.fatal(fields, message)
+  await ctx.shutdown.run('Discord refused the bot')
+  process.exit(EXIT_DISCORD_REFUSED)
+}
 
 await runProcess('gateway', async (ctx) => {
   const registry = createMetricsRegistry()
@@ -22,7 +32,13 @@ await runProcess('gateway', async (ctx) => {
   const readiness = createReadiness({ ...storage, discord: async () => gateway !== undefined && shardsReady(gateway.client) }, gauge)
   const metrics = await startMetricsServer(ctx, registry, ctx.config.gatewayMetricsPort, partReadyCheck(readiness, () => gateway !== undefined))
   await waitForDependencies(ctx, createReadiness(storage), () => ensureDatabase(ctx.config.databaseUrl))
-  gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
+  try {
+    gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
+  } catch (err) {
+    if (err instanceof DiscordRefusedError) await exitRefused(ctx, err.refusal)
+    throw err
+  }
+  void gateway.refused.then((refusal) => exitRefused(ctx, refusal))
   keepCheckingReadiness(ctx, readiness)
   ctx.log.info({ metricsPort: metrics.port, guilds: gateway.client.guilds.cache.size }, 'gateway metrics listening')
   announceStarted()

@@ -245,4 +245,17 @@ export const COMMANDS: readonly Command[] = [
   WATCHLIST,
   INFRACTIONS,
   JOBS,
+  {
+    kind: 'group',
+    name: 'discord',
+    summary: 'setting up the Discord bot (docs/discord.md)',
+    commands: [
+      adminCommand({
+        name: 'invite-url',
+        summary: 'print the URL that adds the bot to a server, with the scopes and permissions it needs',
+        args: { flags: { 'application-id': { type: 'string', value: 'ID', summary: "the application's id (default: read from DISCORD_TOKEN)" } } },
+        run: async (ctx, { flags }) => (await import('./discord-commands.js')).inviteUrlCommand(ctx, flags['application-id']),
+      }),
+    ],
+  },
 ]

@@ -3,13 +3,15 @@
  * (presences, members and messages are handled from raw dispatches), the presence sync, slash commands, audit
  * events and the bound-code DM consumer.
  */
-import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Options, Status } from 'discord.js'
+import { Client, Events, GatewayDispatchEvents, Options, Status } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { AUDIT_EVENTS, createAuditEvents } from '../gateway/audit-events.js'
+import { botIntents, intentBits } from '../gateway/bot-intents.js'
 import { createBoundNotifier } from '../gateway/bound-notifier.js'
 import { guildCommands, USER_COMMANDS } from '../gateway/command-definitions.js'
 import { createCommandHandler } from '../gateway/command-handler.js'
 import { createDirectMessenger } from '../gateway/direct-message.js'
+import { DiscordRefusedError, refusalOfClose, refusalOfLoginError, type DiscordRefusal } from '../gateway/discord-refusal.js'
 import { createPresenceSync, type MembersChunk, type PresenceSync } from '../gateway/presence-sync.js'
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { createInfractionRows } from '../mysql/infraction-rows.js'
@@ -30,20 +32,8 @@ export interface GatewayRuntime {
   client: Client<true>
   sync: PresenceSync
   codes: CodeService
-}
-
-/** The intents the features need; MessageContent only when configured. */
-export function gatewayIntents(messageContent: boolean): GatewayIntentBits[] {
-  const intents = [
-    GatewayIntentBits.Guilds,
-    GatewayIntentBits.GuildMembers,
-    GatewayIntentBits.GuildPresences,
-    GatewayIntentBits.GuildMessages,
-    GatewayIntentBits.GuildModeration,
-    GatewayIntentBits.DirectMessages,
-  ]
-  if (messageContent) intents.push(GatewayIntentBits.MessageContent)
-  return intents
+  /** Settles if Discord later refuses the bot for good (token reset: 4004); the process should then exit. */
+  refused: Promise<DiscordRefusal>
 }
 
 /** True while every shard of `client` is connected and ready (the gateway's Discord readiness). */
@@ -56,7 +46,7 @@ export type GatewayMetricsFactory = (presenceEntries: () => Promise<number>) => 
 
 const PING_REPORT_MS = 15_000
 
-/** Starts the gateway and resolves when every shard is ready. */
+/** Starts the gateway and resolves when every shard is ready; rejects with DiscordRefusedError when Discord refuses the bot. */
 export async function startGateway(ctx: ProcessContext, metricsFactory?: GatewayMetricsFactory): Promise<GatewayRuntime> {
   const { config, keys, log } = ctx
   if (config.discordToken === '') throw new Error('DISCORD_TOKEN is not set: the gateway needs a bot token (npm start runs the sandbox instead)')
@@ -75,7 +65,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   ctx.shutdown.register('audit-queue', () => auditQueue.close())
 
   const client = new Client({
-    intents: gatewayIntents(config.messageContent),
+    intents: intentBits(botIntents(config.messageContent)),
     shards: [...config.shardIds],
     shardCount: config.shardCount,
     ...(config.discordApi === '' ? {} : { rest: { api: config.discordApi } }),
@@ -173,7 +163,16 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
     resync(guild.shardId)
   })
-  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shard: shardId, code: event.code }, 'shard disconnected'))
+  // 4004 and 4014 end the shard for good (discord.js does not reconnect): the process reports it once and exits.
+  let refusal: DiscordRefusal | null = null
+  let onRefused: (found: DiscordRefusal) => void = () => undefined
+  const refused = new Promise<DiscordRefusal>((resolve) => (onRefused = resolve))
+  client.on(Events.ShardDisconnect, (event, shardId) => {
+    const found = refusalOfClose(event.code)
+    if (found === null) return log.warn({ shard: shardId, code: event.code }, 'shard disconnected')
+    refusal ??= found
+    onRefused(refusal)
+  })
   client.on(Events.ShardReconnecting, (shardId) => log.warn({ shard: shardId }, 'shard reconnecting'))
   client.on(Events.Error, (err) => log.error({ err: err.message }, 'discord client error'))
 
@@ -194,13 +193,25 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   })
 
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve))
-  await client.login(config.discordToken)
-  const readyClient = await ready
+  const loggedIn = client.login(config.discordToken).then(
+    () => ready,
+    (err: unknown) => {
+      // A 4014 during login also rejects it, with a bare "Used disallowed intents": the close code says more.
+      const found = refusal ?? refusalOfLoginError(err)
+      throw found === null ? err : new DiscordRefusedError(found)
+    },
+  )
+  const readyClient = await Promise.race([
+    loggedIn,
+    refused.then((found) => {
+      throw new DiscordRefusedError(found)
+    }),
+  ])
   if (config.commandScope === 'global') await registerCommands()
   await Promise.all(readyClient.guilds.cache.map((g) => registerCommands(g.id)))
   sync.startHeartbeat()
   await sync.beat()
   void notifier.run()
   log.info({ shards: config.shardIds, shardCount: config.shardCount, guilds: readyClient.guilds.cache.size, user: readyClient.user.tag }, 'gateway ready')
-  return { client: readyClient, sync, codes }
+  return { client: readyClient, sync, codes, refused }
 }

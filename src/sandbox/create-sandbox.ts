@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { SandboxContext, SandboxUrls } from './context.js'
 import { controlRoutes } from './control/control-routes.js'
 import { createGateway } from './discord-gateway/create-gateway.js'
+import { createDeveloperPortal, type PrivilegedIntentName } from './discord-gateway/developer-portal.js'
 import { discordError } from './discord-rest/discord-errors.js'
 import { createRateLimits } from './discord-rest/rate-limits.js'
 import { createRestHandler } from './discord-rest/rest-handler.js'
@@ -31,6 +32,8 @@ export interface SandboxOptions {
   shardCount?: number
   /** The only bot token accepted; when omitted any non-empty token is accepted. */
   botToken?: string
+  /** Privileged intents switched on in the fake Developer Portal (default all three); IDENTIFY asking for another closes with 4014. */
+  privilegedIntents?: readonly PrivilegedIntentName[]
   /** Id of the default guild (default 100000000000000001). */
   whitelistedGuildId?: string
   /** Requests per second per rate-limit bucket before a 429 (default 50; 0 sends headers but never limits). */
@@ -83,14 +86,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ? { snowflakes, now, shardCount }
       : { snowflakes, now, shardCount, defaultGuildId: options.whitelistedGuildId },
   )
-  const acceptsToken = (token: string): boolean =>
-    options.botToken === undefined ? token.length > 0 : token === options.botToken
+  const portal = createDeveloperPortal({
+    ...(options.botToken === undefined ? {} : { botToken: options.botToken }),
+    ...(options.privilegedIntents === undefined ? {} : { privilegedIntents: options.privilegedIntents }),
+  })
   let urls: SandboxUrls = { url: '', apiBase: '', robloxBase: '', gatewayUrl: '' }
 
   const gateway = createGateway({
     world,
     shardCount,
-    acceptsToken,
+    portal,
     gatewayUrl: () => urls.gatewayUrl,
     randomHex: (bytes) => randomBytes(bytes).toString('hex'),
     log,
@@ -104,7 +109,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     snowflakes,
     now,
     randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
-    acceptsToken,
+    acceptsToken: portal.acceptsToken,
     urls: () => urls,
     log,
   }

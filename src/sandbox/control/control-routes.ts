@@ -47,6 +47,10 @@
  * DELETE /control/requests              resets the counters -> {total: 0, byRoute: {}}
  * POST   /control/disconnect            {shard?, code? (default 4000), invalidate?, reconnect?} -> {ended}.
  *                                        `code` closes the socket; `invalidate` sends op 9 d:false; `reconnect` op 7.
+ * POST   /control/application           {privileged_intents?: [GUILD_PRESENCES|GUILD_MEMBERS|MESSAGE_CONTENT], token?: string|null}
+ *                                        -> {privileged_intents, token: 'any'|'fixed'}; the fake Developer Portal: an IDENTIFY
+ *                                        asking for a privileged intent switched off is closed with 4014, another token
+ *                                        gets 401 on REST and 4004 on IDENTIFY. `{}` reads the settings.
  * POST   /control/roblox-users          {id, name, displayName?} -> the user
  * POST   /control/roblox-fail           {status: number|null} -> {status}; every Roblox call answers it until cleared.
  * POST   /control/reset                 clears members, users, presences, messages, webhooks, failures, counters,

@@ -2,7 +2,9 @@
  * The fake Discord gateway (WebSocket, JSON encoding, no compression) that a real discord.js client logs in to: HELLO,
  * IDENTIFY (READY then one GUILD_CREATE per guild of the shard), heartbeat ACKs, RESUME with replay of missed events,
  * REQUEST_GUILD_MEMBERS, routing of dispatches by shard `(guild_id >> 22) % shard_count` and intents, and the
- * disconnects the control API asks for (close codes, op 9 invalid session, op 7 reconnect).
+ * disconnects the control API asks for (close codes, op 9 invalid session, op 7 reconnect). IDENTIFY is refused as
+ * Discord refuses it: a token the Developer Portal settings do not accept closes with 4004, a privileged intent they
+ * do not switch on with 4014.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -11,6 +13,7 @@ import { shardForGuild } from '../snowflakes.js'
 import type { World } from '../world.js'
 import { blanked, needsBlanking, requiredIntent } from './dispatch-rules.js'
 import { guildCreatePayload, readyPayload } from './dispatch-payloads.js'
+import type { DeveloperPortal } from './developer-portal.js'
 import { CloseCode, HEARTBEAT_INTERVAL_MS, Intent, Op, SESSION_ENDING_CODES } from './gateway-codes.js'
 import { memberChunks } from './member-chunks.js'
 
@@ -45,7 +48,8 @@ export interface DisconnectHow {
 export interface GatewayOptions {
   world: World
   shardCount: number
-  acceptsToken: (token: string) => boolean
+  /** The application's token and privileged intent settings. */
+  portal: DeveloperPortal
   gatewayUrl: () => string
   randomHex: (bytes: number) => string
   log: (msg: string, fields?: object) => void
@@ -57,6 +61,8 @@ export interface GatewayOptions {
 
 /** The fake Discord gateway: sessions, sequence numbers, routing by shard and intents, RESUME. */
 export interface Gateway {
+  /** The Developer Portal settings IDENTIFY and RESUME are checked against. */
+  readonly portal: DeveloperPortal
   /** Takes over an HTTP upgrade request (any path). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Sends a dispatch event to every session that should get it; sessions that are disconnected buffer it for RESUME. */
@@ -101,7 +107,7 @@ function frameOf(op: number, d: unknown): string {
 
 /** Creates the gateway; sockets arrive through `handleUpgrade`. */
 export function createGateway(options: GatewayOptions): Gateway {
-  const { world, log } = options
+  const { world, log, portal } = options
   const bufferSize = options.bufferSize ?? 1000
   const resumeWindowMs = options.resumeWindowMs ?? 120_000
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 })
@@ -162,9 +168,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   const identify = (conn: Connection, d: Record<string, unknown>): void => {
     if (conn.session) return conn.socket.close(CloseCode.alreadyAuthenticated, 'Already authenticated.')
     const token = typeof d.token === 'string' ? d.token.replace(/^Bot /, '') : ''
-    if (!options.acceptsToken(token)) return conn.socket.close(CloseCode.authenticationFailed, 'Authentication failed.')
+    if (!portal.acceptsToken(token)) {
+      log('gateway identify refused', { code: CloseCode.authenticationFailed })
+      return conn.socket.close(CloseCode.authenticationFailed, 'Authentication failed.')
+    }
     if (typeof d.intents !== 'number' || !Number.isInteger(d.intents) || d.intents < 0) {
       return conn.socket.close(CloseCode.invalidIntents, 'Invalid intent(s).')
+    }
+    const disallowed = portal.disallowedIntents(d.intents)
+    if (disallowed !== 0) {
+      log('gateway identify refused', { code: CloseCode.disallowedIntents, intents: d.intents, disallowed })
+      return conn.socket.close(CloseCode.disallowedIntents, 'Disallowed intent(s).')
     }
     const shard = Array.isArray(d.shard) ? d.shard : [0, 1]
     const [shardId, shardCount] = shard
@@ -207,7 +221,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const seq = typeof d.seq === 'number' ? d.seq : -1
     const oldest = session?.buffer[0]?.seq ?? (session ? session.seq + 1 : 0)
     // Events after `seq` that already fell out of the bounded buffer cannot be replayed: Discord invalidates then.
-    if (!options.acceptsToken(token) || !session || seq < oldest - 1 || seq > session.seq) {
+    if (!portal.acceptsToken(token) || !session || seq < oldest - 1 || seq > session.seq) {
       log('gateway resume refused', { session: d.session_id, seq })
       send(conn.socket, frameOf(Op.invalidSession, false))
       return
@@ -289,6 +303,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   })
 
   return {
+    portal,
+
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
     },

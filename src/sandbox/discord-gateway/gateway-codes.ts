@@ -1,6 +1,7 @@
 /*
- * Discord gateway constants the fake speaks: intent bits, opcodes, the close codes it sends (and which of them end a
- * session for good), HELLO's heartbeat interval and the member chunk size. Values are Discord's, as discord.js expects.
+ * Discord gateway constants the fake speaks: intent bits (and which are privileged), opcodes, the close codes it sends
+ * (and which of them end a session for good), HELLO's heartbeat interval and the member chunk size. Values are
+ * Discord's, as discord.js expects.
  */
 /** Gateway intent bits the sandbox honours. */
 export const Intent = {
@@ -15,6 +16,13 @@ export const Intent = {
   directMessageReactions: 1 << 13,
   directMessageTyping: 1 << 14,
   messageContent: 1 << 15,
+} as const
+
+/** Discord's privileged intents: IDENTIFY may ask for them only once they are switched on in the Developer Portal. */
+export const PRIVILEGED_INTENTS = {
+  GUILD_PRESENCES: Intent.guildPresences,
+  GUILD_MEMBERS: Intent.guildMembers,
+  MESSAGE_CONTENT: Intent.messageContent,
 } as const
 
 /** Gateway opcodes. */
@@ -43,6 +51,7 @@ export const CloseCode = {
   invalidShard: 4010,
   invalidApiVersion: 4012,
   invalidIntents: 4013,
+  disallowedIntents: 4014,
 } as const
 
 /** Heartbeat interval announced in HELLO, as Discord does. */
