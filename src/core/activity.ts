@@ -1,5 +1,6 @@
 /** Discord activities to the text lines games show, pure: filtering, ordering, sanitizing and cutting. */
-import { spellsName } from './skeleton.js'
+import { nameSpeller } from './skeleton.js'
+import { drawnOrders, type DrawnText } from './visual-order.js'
 
 /** A Discord activity as it arrives from the gateway (raw snake_case) or from discord.js (camelCase); only the fields we use. */
 export interface ActivityInput {
@@ -124,28 +125,16 @@ function activityTexts(activity: ActivityInput): string[] {
     .filter((text) => text !== '')
 }
 
-/**
- * Whether any text of the activity names the game platform as a reader would see it: any case, through invisible
- * characters, look-alike letters (UTS #39 skeleton), letter-by-letter spacing or dots, and line breaks.
- */
-export function mentionsPlatform(activity: ActivityInput, gamePlatformName: string): boolean {
-  const rawNeedle = gamePlatformName.toLowerCase()
-  return activityTexts(activity).some((text) => text.toLowerCase().includes(rawNeedle) || spellsName(text, gamePlatformName))
+/** One activity's block lines, as sent and as shown, in block order: only the lines the block shows. */
+interface BlockLines {
+  sent: string[]
+  shown: string[]
 }
 
-/** Whether the activity may be shown: a known non-custom type, a non-empty name and no mention of the game platform. */
-export function keepActivity(activity: ActivityInput, gamePlatformName: string): boolean {
-  // Custom status is free text the user typed and often names the game, so it is never shown.
-  if (activity.type === CUSTOM_STATUS) return false
-  if (!KNOWN_TYPES.has(activity.type)) return false
-  if (sanitizeText(textOf(activity.name)) === '') return false
-  return !mentionsPlatform(activity, gamePlatformName)
-}
-
-function activityLines(activity: ActivityInput): string[] {
-  const name = sanitizeText(textOf(activity.name))
-  const details = sanitizeText(textOf(activity.details))
-  const state = sanitizeText(textOf(activity.state))
+function labelledLines(activity: ActivityInput, form: (text: string) => string): string[] {
+  const name = form(textOf(activity.name))
+  const details = form(textOf(activity.details))
+  const state = form(textOf(activity.state))
   switch (activity.type) {
     case 0:
       return ['Playing', name]
@@ -162,14 +151,76 @@ function activityLines(activity: ActivityInput): string[] {
   }
 }
 
+function blockLines(activity: ActivityInput): BlockLines {
+  const shown = labelledLines(activity, (text) => sanitizeText(text))
+  const sent = labelledLines(activity, (text) => text)
+  const kept = shown.map((line) => line !== '')
+  return { sent: sent.filter((_, i) => kept[i]), shown: shown.filter((_, i) => kept[i]) }
+}
+
+/** Whether lines read together, one after the other, name the game platform. */
+type PlatformJudge = (lines: readonly string[]) => boolean
+
+function platformJudge(gamePlatformName: string): PlatformJudge {
+  const rawNeedle = gamePlatformName.toLowerCase()
+  const spells = nameSpeller(gamePlatformName)
+  const inOrder = (text: string): boolean => text.toLowerCase().includes(rawNeedle) || spells(text)
+  // A text is often judged alone and again among its activity's lines: it is drawn once.
+  const drawings = new Map<string, DrawnText | null>()
+  const drawn = (text: string): DrawnText | null => {
+    if (!drawings.has(text)) drawings.set(text, drawnOrders(text))
+    return drawings.get(text) ?? null
+  }
+  return (lines) => {
+    if (inOrder(lines.join('\n'))) return true
+    const each = lines.map(drawn)
+    if (each.every((d) => d === null)) return false
+    // Each line is a paragraph of its own, so the lines drawn together are the lines drawn one by one.
+    const ltr = each.map((d, i) => d?.ltr ?? lines[i]).join('\n')
+    const auto = each.map((d, i) => d?.auto ?? lines[i]).join('\n')
+    return inOrder(ltr) || (auto !== ltr && inOrder(auto))
+  }
+}
+
+function spellsPlatform(activity: ActivityInput, lines: BlockLines, judge: PlatformJudge): boolean {
+  // Adjacent lines are read together (a game may draw them on one line), so a name cut between them is one mention.
+  return activityTexts(activity).some((text) => judge([text])) || judge(lines.sent) || judge(lines.shown)
+}
+
+/**
+ * Whether the activity names the game platform as a reader would see it: in any one of its texts, or across the
+ * lines its block shows read together; any case, through invisible characters, look-alike letters (UTS #39
+ * skeleton), letter-by-letter spacing or dots, and line breaks; in stored order and in the order a bidirectional
+ * renderer draws it (so `\u202Exolbor`, drawn "roblox", counts).
+ */
+export function mentionsPlatform(activity: ActivityInput, gamePlatformName: string): boolean {
+  return spellsPlatform(activity, blockLines(activity), platformJudge(gamePlatformName))
+}
+
+// The block lines of an activity that may be shown, or null when it is left out.
+function shownGroup(activity: ActivityInput, judge: PlatformJudge): string[] | null {
+  // Custom status is free text the user typed and often names the game, so it is never shown.
+  if (activity.type === CUSTOM_STATUS) return null
+  if (!KNOWN_TYPES.has(activity.type)) return null
+  if (sanitizeText(textOf(activity.name)) === '') return null
+  const lines = blockLines(activity)
+  return spellsPlatform(activity, lines, judge) ? null : lines.shown
+}
+
+/** Whether the activity may be shown: a known non-custom type, a non-empty name and no mention of the game platform. */
+export function keepActivity(activity: ActivityInput, gamePlatformName: string): boolean {
+  return shownGroup(activity, platformJudge(gamePlatformName)) !== null
+}
+
 /** Renders the shown activities as block lines: one group each, lines ending in `,` and the group's last in `;`. */
 export function renderActivityGroups(activities: readonly ActivityInput[], gamePlatformName: string): string {
+  const judge = platformJudge(gamePlatformName)
   let out = ''
   let groups = 0
   for (const activity of activities) {
     if (groups === MAX_ACTIVITIES) break
-    if (!keepActivity(activity, gamePlatformName)) continue
-    const lines = activityLines(activity).filter((line) => line !== '')
+    const lines = shownGroup(activity, judge)
+    if (lines === null) continue
     lines.forEach((line, i) => {
       out += `${line}${i === lines.length - 1 ? ';' : ','}\n`
     })

@@ -70,21 +70,31 @@ export function skeleton(text: string): string {
 }
 
 /**
+ * A test of whether a text spells `name` (see spellsName), with the name's skeleton worked out once. Linear in the
+ * text: each start compares at most the name's length of letters.
+ */
+export function nameSpeller(name: string): (text: string) => boolean {
+  const needle = skeleton(name)
+  return (text) => {
+    if (needle === '') return false
+    const letters = skeletonLetters(text)
+    for (let start = 0; start + needle.length <= letters.length; start++) {
+      let i = 0
+      while (i < needle.length && letters[start + i]!.letter === needle[i]) i++
+      if (i < needle.length) continue
+      const gaps = letters.slice(start + 1, start + needle.length).map((l) => l.gapBefore)
+      if (gaps.every((g) => g === 'none') || gaps.every((g) => g !== 'none')) return true
+      if (gaps.some((g) => g === 'break' || g === 'mark')) return true
+    }
+    return false
+  }
+}
+
+/**
  * Whether `text` spells `name` to a reader: as one run of letters, spaced or dotted letter by letter, split by
  * punctuation, or split across a line break. Ordinary words that only put a space somewhere inside the name
  * (`Pro Blox`) do not count.
  */
 export function spellsName(text: string, name: string): boolean {
-  const needle = skeleton(name)
-  if (needle === '') return false
-  const letters = skeletonLetters(text)
-  for (let start = 0; start + needle.length <= letters.length; start++) {
-    let i = 0
-    while (i < needle.length && letters[start + i]!.letter === needle[i]) i++
-    if (i < needle.length) continue
-    const gaps = letters.slice(start + 1, start + needle.length).map((l) => l.gapBefore)
-    if (gaps.every((g) => g === 'none') || gaps.every((g) => g !== 'none')) return true
-    if (gaps.some((g) => g === 'break' || g === 'mark')) return true
-  }
-  return false
+  return nameSpeller(name)(text)
 }

@@ -15,6 +15,13 @@ const FAMILY = '👨‍👩‍👧‍👦'
 const THUMB = '👍🏽'
 const RAINBOW = '🏳️‍🌈'
 const FLAGS = '🇯🇵🇫🇷'
+// Every bidirectional formatting character and mark: the embeddings, overrides and their end, the isolates and
+// their end, and the three marks.
+const BIDI_CONTROLS: ReadonlyArray<[string, string]> = [
+  ['LRE', '\u202A'], ['RLE', '\u202B'], ['PDF', '\u202C'], ['LRO', '\u202D'], ['RLO', '\u202E'], ['LRI', '\u2066'],
+  ['RLI', '\u2067'], ['FSI', '\u2068'], ['PDI', '\u2069'], ['LRM', '\u200E'], ['RLM', '\u200F'], ['ALM', '\u061C'],
+]
+const at = (text: string, i: number, insert: string): string => `${text.slice(0, i)}${insert}${text.slice(i)}`
 
 t.test('sanitizeText', async (t) => {
   t.equal(MAX_TEXT_LENGTH, 100)
@@ -97,6 +104,13 @@ t.test('sanitizeText', async (t) => {
       t.equal(sanitizeText(c.input, c.max), c.want)
     })
   }
+  for (const [name, control] of BIDI_CONTROLS) {
+    for (const at of [0, 8, 15]) {
+      t.test(`${name} at ${at} is removed`, async (t) => {
+        t.equal(sanitizeText(`${'Blinding Lights'.slice(0, at)}${control}${'Blinding Lights'.slice(at)}`), 'Blinding Lights')
+      })
+    }
+  }
 })
 
 t.test('mentionsPlatform', async (t) => {
@@ -147,10 +161,128 @@ t.test('mentionsPlatform', async (t) => {
     { name: 'ordinary words that merely meet', activity: { type: 0, name: 'Pro Blox Racing' }, want: false },
     { name: 'a song by someone called Rob Loxley', activity: { type: 2, name: 'Spotify', details: 'Rob Loxley' }, want: false },
     { name: 'an ordinary game with m in it', activity: { type: 0, name: 'Minecraft' }, want: false },
+    // Drawn by a bidirectional renderer as the name.
+    { name: 'a right-to-left override before the name reversed', activity: { type: 0, name: '\u202Exolbor' }, want: true },
+    { name: 'an override in details', activity: { type: 2, name: 'Spotify', details: '\u202Exolbor' }, want: true },
+    { name: 'an override in state', activity: { type: 3, name: 'YouTube', state: '\u202Exolbor' }, want: true },
+    { name: 'an override in an asset', activity: { type: 0, name: 'G', assets: { smallText: '\u202Exolbor' } }, want: true },
+    { name: 'an override on capitals and zeros', activity: { type: 0, name: '\u202EX0LB0R' }, want: true },
+    { name: 'an override closed inside a sentence', activity: { type: 0, name: 'My \u202Exolbor\u202C game' }, want: true },
+    { name: 'an override inside an isolate', activity: { type: 0, name: '\u2067\u202Exolbor\u202C\u2069' }, want: true },
+    { name: 'an override after an emoji', activity: { type: 0, name: '\u{1F3AE} \u202Exolbor' }, want: true },
+    {
+      name: 'an override after 4,000 characters',
+      activity: { type: 0, name: 'G', details: `${'x'.repeat(4000)} \u202Exolbor` },
+      want: true,
+    },
+    { name: 'a right-to-left embedding and mark swapping the halves', activity: { type: 0, name: '\u202Blox\u200FRob\u202C' }, want: true },
+    { name: 'a right-to-left isolate and mark swapping the halves', activity: { type: 0, name: '\u2067lox\u200FRob\u2069' }, want: true },
+    { name: 'right-to-left marks alone swapping the halves', activity: { type: 0, name: '\u200Flox\u200FRob' }, want: true },
+    { name: 'Arabic letter marks alone swapping the halves', activity: { type: 0, name: '\u061Clox\u061CRob' }, want: true },
+    { name: 'Hebrew look-alikes drawn reversed', activity: { type: 0, name: 'Rob\u05E1\u05D5x' }, want: true },
+    { name: 'the name merely reversed', activity: { type: 0, name: 'xolbor' }, want: false },
+    { name: 'an override closed too early', activity: { type: 0, name: '\u202Exol\u202Cbor' }, want: false },
+    { name: 'an override at the very end', activity: { type: 0, name: 'xolbor\u202E' }, want: false },
+    { name: 'a Hebrew song with a Latin name', activity: { type: 2, name: 'Spotify', details: '\u05E9\u05DC\u05D5\u05DD Robin' }, want: false },
+    { name: 'an Arabic title with a number', activity: { type: 3, name: 'YouTube', details: '\u0627\u0644 12.5%' }, want: false },
   ]
   for (const c of cases) {
     t.test(`${c.want ? 'is true for' : 'is false for'} ${c.name}`, async (t) => {
       t.equal(mentionsPlatform(c.activity, c.platform ?? PLATFORM), c.want)
+    })
+  }
+  for (const [name, control] of BIDI_CONTROLS) {
+    for (let i = 0; i <= PLATFORM.length; i++) {
+      t.test(`is true for the name with ${name} at ${i}`, async (t) => {
+        t.equal(mentionsPlatform({ type: 0, name: at(PLATFORM, i, control) }, PLATFORM), true)
+      })
+    }
+    for (let i = 0; i <= 'Pro Blox Racing'.length; i++) {
+      // A right-to-left embedding or isolate opened just before the space draws that space at its far end, so the
+      // line reads `ProBlox Racing ` (GNU FriBidi draws it so too).
+      const joined = i === 3 && (name === 'RLE' || name === 'RLI')
+      t.test(`is ${joined} for Pro Blox Racing with ${name} at ${i}`, async (t) => {
+        t.equal(mentionsPlatform({ type: 0, name: at('Pro Blox Racing', i, control) }, PLATFORM), joined)
+      })
+    }
+  }
+  for (const [name, mark] of [['LRM', '\u200E'], ['RLM', '\u200F'], ['ALM', '\u061C'], ['ZWJ', '\u200D']]) {
+    for (let i = 0; i <= 'xolbor'.length; i++) {
+      t.test(`is true for the overridden name with ${name} at ${i}`, async (t) => {
+        t.equal(mentionsPlatform({ type: 0, name: `\u202E${at('xolbor', i, mark!)}` }, PLATFORM), true)
+      })
+    }
+  }
+})
+
+t.test('mentionsPlatform across the lines a block shows', async (t) => {
+  const cases: Array<{ name: string; activity: ActivityInput; want: boolean }> = []
+  for (let i = 1; i < PLATFORM.length; i++) {
+    const [a, b] = [PLATFORM.slice(0, i), PLATFORM.slice(i)]
+    const cut = `${a}|${b}`
+    cases.push(
+      { name: `${cut} as music title and artist`, activity: { type: 2, name: 'Spotify', details: a, state: b }, want: true },
+      { name: `${cut} as a video's details and state`, activity: { type: 3, name: 'YouTube', details: a, state: b }, want: true },
+      { name: `${cut} as the application in the label and the title`, activity: { type: 2, name: a, details: b }, want: true },
+      { name: `${cut} as the platform streamed on and the title`, activity: { type: 1, name: a, details: b }, want: true },
+      { name: `${cut} as a video's label and details`, activity: { type: 3, name: a, details: b }, want: true },
+      {
+        name: `${cut} with zero-width joiners between`,
+        activity: { type: 2, name: 'Spotify', details: `${a}\u200D`, state: `\u200D${b}` },
+        want: true,
+      },
+      {
+        name: `${cut} with Greek omicrons in the first half`,
+        activity: { type: 2, name: 'Spotify', details: a.replace(/o/g, '\u03BF'), state: b },
+        want: true,
+      },
+      {
+        name: `${cut} with zeros and a capital I in the second half`,
+        activity: { type: 2, name: 'Spotify', details: a, state: b.replace(/o/g, '0').replace(/l/g, 'I') },
+        want: true,
+      },
+      {
+        name: `${cut} among emoji`,
+        activity: { type: 2, name: 'Spotify', details: `\u{1F3AE} ${a}`, state: `${b} ${FAMILY}` },
+        want: true,
+      },
+      { name: `${cut} with newlines`, activity: { type: 2, name: 'Spotify', details: `${a}\n`, state: `\r\n${b}` }, want: true },
+      { name: `${cut} in sentences`, activity: { type: 2, name: 'Spotify', details: `I love ${a}`, state: `${b} so much` }, want: true },
+      {
+        name: `${cut} after 4,000 characters`,
+        activity: { type: 2, name: 'Spotify', details: `${'x'.repeat(4000)}${a}`, state: b },
+        want: true,
+      },
+      {
+        name: `${cut} with a line left out between`,
+        activity: { type: 3, name: a, details: '\u200B', state: b },
+        want: true,
+      },
+      {
+        name: `${cut} reversed by an override in one half`,
+        activity: { type: 2, name: 'Spotify', details: a, state: `\u202E${[...b].reverse().join('')}` },
+        want: true,
+      },
+      // A game shows only its name: its details are not on the next line.
+      { name: `${cut} as a game's name and its unshown details`, activity: { type: 0, name: a, details: b }, want: false },
+      { name: `${cut} with a shown line between`, activity: { type: 3, name: a, details: 'Song', state: b }, want: false },
+    )
+  }
+  for (let i = 1; i < PLATFORM.length - 1; i++) {
+    for (let j = i + 1; j < PLATFORM.length; j++) {
+      const [a, b, c] = [PLATFORM.slice(0, i), PLATFORM.slice(i, j), PLATFORM.slice(j)]
+      cases.push({ name: `${a}|${b}|${c} across three lines`, activity: { type: 2, name: a, details: b, state: c }, want: true })
+    }
+  }
+  cases.push(
+    // A line break between two words counts, as it does inside one text.
+    { name: 'two words that meet across a line break', activity: { type: 2, name: 'Spotify', details: 'Pro', state: 'Blox Racing' }, want: true },
+    { name: 'two words that meet at a space on one line', activity: { type: 2, name: 'Spotify', details: 'Pro Blox Racing', state: 'OST' }, want: false },
+    { name: 'ordinary lines', activity: { type: 2, name: 'Spotify', details: 'Blinding Lights', state: 'The Weeknd' }, want: false },
+  )
+  for (const c of cases) {
+    t.test(`${c.want ? 'is true for' : 'is false for'} ${c.name}`, async (t) => {
+      t.equal(mentionsPlatform(c.activity, PLATFORM), c.want)
     })
   }
 })
@@ -173,6 +305,8 @@ t.test('keepActivity', async (t) => {
     { name: 'an empty name is hidden', activity: { type: 0, name: '' }, want: false },
     { name: 'a name of invisible characters is hidden', activity: { type: 0, name: '\u200B\u202E\n' }, want: false },
     { name: 'an activity that mentions the platform is hidden', activity: { type: 0, name: 'Roblox' }, want: false },
+    { name: 'an activity drawn as the platform by an override is hidden', activity: { type: 0, name: '\u202Exolbor' }, want: false },
+    { name: 'music with the platform cut between its lines is hidden', activity: { type: 2, name: 'Rob', details: 'lox' }, want: false },
     {
       name: 'music that mentions the platform in an asset is hidden',
       activity: { type: 2, name: 'Spotify', assets: { largeText: 'Roblox OST' } },
@@ -257,6 +391,28 @@ t.test('renderActivityGroups', async (t) => {
         { type: 0, name: 'Minecraft' },
       ],
       want: 'Playing,\nMinecraft;\n',
+    },
+    {
+      name: 'an activity drawn as the platform is left out and bidirectional controls never reach the block',
+      activities: [
+        { type: 0, name: '\u202Exolbor' },
+        { type: 2, name: 'Spotify', details: '\u2067Blinding Lights\u2069', state: '\u202BThe Weeknd\u202C\u200F' },
+      ],
+      want: 'Listening to Spotify,\nBlinding Lights,\nThe Weeknd;\n',
+    },
+    {
+      name: 'groups with the platform cut between their lines are left out, ordinary words are kept',
+      activities: [
+        { type: 2, name: 'Spotify', details: 'Rob', state: 'lox' },
+        { type: 3, name: 'Ro', details: 'bl', state: 'ox' },
+        { type: 0, name: 'Pro Blox Racing' },
+      ],
+      want: 'Playing,\nPro Blox Racing;\n',
+    },
+    {
+      name: "a game's details are not shown, so a name cut into them stays",
+      activities: [{ type: 0, name: 'Rob', details: 'lox' }],
+      want: 'Playing,\nRob;\n',
     },
     { name: 'no activities render nothing', activities: [], want: '' },
     {

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { skeleton, spellsName } from '../../src/core/skeleton.js'
+import { nameSpeller, skeleton, spellsName } from '../../src/core/skeleton.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -60,6 +60,11 @@ t.test('spellsName', async (t) => {
   for (const [name, text] of kept) t.test(`does not flag ${name}`, async (t) => t.equal(spellsName(text, 'Roblox'), false))
 
   t.test('an empty name matches nothing', async (t) => t.equal(spellsName('anything', ' . '), false))
+
+  t.test('a speller made once answers as spellsName does', async (t) => {
+    const spells = nameSpeller('Roblox')
+    for (const [, text] of [...filtered, ...kept]) t.equal(spells(text), spellsName(text, 'Roblox'), text)
+  })
 })
 
 t.test('the committed confusables table is what the generator writes', async (t) => {
