@@ -69,3 +69,20 @@ export function refusalLine(refusal: DiscordRefusal, intents: readonly BotIntent
     fields: { closeCode: CLOSE_DISALLOWED_INTENTS, intents: bits, privileged: privileged.map((intent) => intent.name) },
   }
 }
+
+/** Discord's JSON error code for a guild that did not authorize the application for what it asked (Missing Access). */
+export const MISSING_ACCESS = 50001
+
+/**
+ * The warning for commands a guild refused to register, or null for any other failure: 50001 there means the guild
+ * invited the bot without the `applications.commands` scope. The gateway keeps running for every other guild.
+ */
+export function commandRegistrationRefusal(err: unknown): string | null {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  if (code !== MISSING_ACCESS) return null
+  return (
+    'this guild refused the slash commands (403 Missing Access): the bot was invited without the applications.commands ' +
+    'scope, so /code and /staff are missing there. Invite it again with the URL `presence-link discord invite-url` ' +
+    'prints (docs/discord.md); presence and audit logging go on meanwhile.'
+  )
+}

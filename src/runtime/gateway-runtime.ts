@@ -11,7 +11,7 @@ import { createBoundNotifier } from '../gateway/bound-notifier.js'
 import { guildCommands, USER_COMMANDS } from '../gateway/command-definitions.js'
 import { createCommandHandler } from '../gateway/command-handler.js'
 import { createDirectMessenger } from '../gateway/direct-message.js'
-import { DiscordRefusedError, refusalOfClose, refusalOfLoginError, type DiscordRefusal } from '../gateway/discord-refusal.js'
+import { commandRegistrationRefusal, DiscordRefusedError, refusalOfClose, refusalOfLoginError, type DiscordRefusal } from '../gateway/discord-refusal.js'
 import { createPresenceSync, type MembersChunk, type PresenceSync } from '../gateway/presence-sync.js'
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js'
 import { createInfractionRows } from '../mysql/infraction-rows.js'
@@ -153,14 +153,21 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   )
 
   // Every guild's own list is overwritten, so a /staff left from an older deployment disappears from other guilds.
-  const registerCommands = async (guildId?: string) => {
+  // One guild refusing (its admin invited the bot without applications.commands) must not stop the gateway for all.
+  const registerCommands = async (guildId?: string): Promise<void> => {
     const app = client.application
     if (app === null) return
-    if (guildId === undefined) await app.commands.set([...USER_COMMANDS] as never)
-    else await app.commands.set(guildCommands(guildId, config.staffGuildIds, config.commandScope) as never, guildId)
+    try {
+      if (guildId === undefined) await app.commands.set([...USER_COMMANDS] as never)
+      else await app.commands.set(guildCommands(guildId, config.staffGuildIds, config.commandScope) as never, guildId)
+    } catch (err) {
+      const refusal = commandRegistrationRefusal(err)
+      if (refusal !== null) log.warn({ guild: guildId ?? 'global', code: (err as { code?: unknown }).code }, refusal)
+      else log.warn({ err: (err as Error).message, guild: guildId ?? 'global' }, 'command registration failed')
+    }
   }
   client.on(Events.GuildCreate, (guild) => {
-    registerCommands(guild.id).catch((err: Error) => log.warn({ err: err.message, guild: guild.id }, 'command registration failed'))
+    void registerCommands(guild.id)
     resync(guild.shardId)
   })
   // 4004 and 4014 end the shard for good (discord.js does not reconnect): the process reports it once and exits.

@@ -51,6 +51,8 @@ export interface GuildRecord {
   members: Map<string, MemberRecord>
   staffRoleId: string
   botRoleId: string
+  /** False when the bot was invited without the `applications.commands` scope: registering commands there is 403 50001. */
+  commandsScope: boolean
 }
 
 /** Visible presence statuses; `invisible` is stored as `offline`, which is how others see it. */

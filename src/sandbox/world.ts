@@ -109,7 +109,7 @@ export interface World {
   readonly robloxUsers: Map<number, RobloxUser>
   robloxFailure: number | null
   /** Adds a guild with the standard channels and roles; `shard` picks an id routed to that shard. */
-  addGuild(input: { id?: string; name: string; shard?: number }): GuildRecord
+  addGuild(input: { id?: string; name: string; shard?: number; commandsScope?: boolean }): GuildRecord
   /** Adds a member (creating or renaming the user); `created` tells add from update. */
   upsertMember(guild: GuildRecord, input: MemberInput): { member: MemberRecord; created: boolean }
   /** The guilds the user is a member of. */
@@ -173,6 +173,7 @@ export function createWorld(options: WorldOptions): World {
       members: new Map(),
       staffRoleId: ids.staff,
       botRoleId: ids.botRole,
+      commandsScope: true,
     }
     GUILD_CHANNEL_NAMES.forEach((channelName, position) => {
       const channelId = ids.channels[position] ?? snowflakes.next()
@@ -214,11 +215,13 @@ export function createWorld(options: WorldOptions): World {
 
     addGuild(input) {
       const id = input.id ?? (input.shard === undefined ? snowflakes.next() : snowflakes.nextOnShard(input.shard, shardCount))
-      return makeGuild(id, input.name, {
+      const guild = makeGuild(id, input.name, {
         channels: GUILD_CHANNEL_NAMES.map(() => snowflakes.next()),
         staff: snowflakes.next(),
         botRole: snowflakes.next(),
       })
+      guild.commandsScope = input.commandsScope ?? true
+      return guild
     },
 
     upsertMember(guild, input) {

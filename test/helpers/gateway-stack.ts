@@ -1,7 +1,7 @@
 /** The whole service against the Discord sandbox: sandbox, front, workers and the real gateway (discord.js). */
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js'
 import { startGateway, type GatewayMetricsFactory, type GatewayRuntime } from '../../src/runtime/gateway-runtime.js'
-import { createLogger } from '../../src/lib/logger.js'
+import { createLogger, type Logger } from '../../src/lib/logger.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { eventually, getText, postJson, startStack, type Stack, type Teardown } from './stack.js'
 
@@ -25,7 +25,15 @@ export interface GatewayStack {
 /** Starts everything for one test file. */
 export async function startGatewayStack(
   t: Teardown,
-  opts: { shards?: number; env?: Record<string, string>; metrics?: GatewayMetricsFactory } = {},
+  opts: {
+    shards?: number
+    env?: Record<string, string>
+    metrics?: GatewayMetricsFactory
+    /** Runs against the sandbox before the gateway starts (guilds the bot finds at login). */
+    beforeGateway?: (sandbox: Sandbox) => Promise<void>
+    /** The gateway's logger (by default one at the stack's level). */
+    log?: Logger
+  } = {},
 ): Promise<GatewayStack> {
   const shards = opts.shards ?? 1
   const sandbox = await createSandbox({ port: 0, shardCount: shards })
@@ -44,7 +52,8 @@ export async function startGatewayStack(
     ...opts.env,
   }
   const stack = await startStack(t, { env })
-  const gatewayCtx = createProcessContext('gateway', stack.config, createLogger('gateway', stack.config.logLevel))
+  await opts.beforeGateway?.(sandbox)
+  const gatewayCtx = createProcessContext('gateway', stack.config, opts.log ?? createLogger('gateway', stack.config.logLevel))
   t.teardown(() => gatewayCtx.shutdown.run('test done'))
   const gateway = await startGateway(gatewayCtx, opts.metrics)
 

@@ -1,6 +1,7 @@
 /*
  * Control of the fake Discord's guilds: `GET /control/state` (ids, addresses, guilds, commands, shards) and
- * `POST /control/guilds` (a new guild, optionally with an id routed to a chosen shard, sent as GUILD_CREATE).
+ * `POST /control/guilds` (a new guild, optionally with an id routed to a chosen shard, sent as GUILD_CREATE; with
+ * `applications_commands: false` the bot was invited without that scope, so registering commands there is refused).
  */
 import type { SandboxContext } from '../context.js'
 import { controlError, json, type Reply } from '../http-reply.js'
@@ -47,9 +48,13 @@ function addGuild(req: RequestInfo, ctx: SandboxContext): Reply {
   if (shard !== undefined && (typeof shard !== 'number' || !Number.isInteger(shard) || shard < 0 || shard >= ctx.world.shardCount)) {
     return controlError(400, `shard must be an integer in [0, ${ctx.world.shardCount})`)
   }
-  const input: { id?: string; name: string; shard?: number } = { name }
+  if (body.applications_commands !== undefined && typeof body.applications_commands !== 'boolean') {
+    return controlError(400, 'applications_commands must be true or false')
+  }
+  const input: { id?: string; name: string; shard?: number; commandsScope?: boolean } = { name }
   if (typeof body.id === 'string') input.id = body.id
   if (typeof shard === 'number') input.shard = shard
+  if (body.applications_commands === false) input.commandsScope = false
   const guild = ctx.world.addGuild(input)
   const result = ctx.gateway.dispatch('GUILD_CREATE', guildCreatePayload(ctx.world, guild, true), { guildId: guild.id })
   return json(200, { ...guildView(ctx, guild), sent: result.sent })

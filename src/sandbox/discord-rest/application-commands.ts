@@ -70,7 +70,10 @@ function commandRoutes(scope: 'global' | 'guild'): RestRoute[] {
     if (param(req, 'app') !== ctx.world.applicationId) return discordError('unknownApplication')
     if (scope === 'global') return { list: ctx.world.globalCommands, guildId: null }
     const guildId = param(req, 'guild')
-    if (!ctx.world.guilds.has(guildId)) return discordError('unknownGuild')
+    const guild = ctx.world.guilds.get(guildId)
+    if (guild === undefined) return discordError('unknownGuild')
+    // Discord refuses a guild's commands to an application the guild did not authorize with applications.commands.
+    if (!guild.commandsScope) return discordError('missingAccess')
     let list = ctx.world.guildCommands.get(guildId)
     if (!list) {
       list = []

@@ -8,6 +8,7 @@ import type { Reply } from '../http-reply.js'
 export const DiscordErrors = {
   unauthorized: { status: 401, code: 0, message: '401: Unauthorized' },
   missingPermissions: { status: 403, code: 50013, message: 'Missing Permissions' },
+  missingAccess: { status: 403, code: 50001, message: 'Missing Access' },
   cannotMessageUser: { status: 403, code: 50007, message: 'Cannot send messages to this user' },
   unknownRoute: { status: 404, code: 0, message: 'Unknown route' },
   unknownChannel: { status: 404, code: 10003, message: 'Unknown Channel' },
