@@ -12,7 +12,7 @@ COPY src ./src
 COPY workers ./workers
 COPY scripts/write-build-info.mjs ./scripts/
 # The commit presence_link_build_info reports (the build context has no .git):
-# `docker build --build-arg COMMIT=$(git rev-parse HEAD) .` or `COMMIT=$(git rev-parse HEAD) docker-compose build`.
+# `docker build --build-arg COMMIT=$(git rev-parse HEAD) .` or `COMMIT=$(git rev-parse HEAD) docker compose build`.
 ARG COMMIT=
 # npm run build also copies the Lua scripts of src/redis/scripts next to their compiled loader and writes
 # dist/src/build-info.json (version and commit).
@@ -26,7 +26,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Stage 3: the runtime.
 FROM node:20-bookworm-slim
+# Every interface of the container, set explicitly (outside production HOST defaults to 127.0.0.1, which a container's
+# published ports cannot reach). Publish ports deliberately: the metrics ports have no authentication.
 ENV NODE_ENV=production
+ENV HOST=0.0.0.0
 WORKDIR /app
 COPY --chown=node:node package.json ./
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules

@@ -101,7 +101,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
 
 const EnvEntries = v.object({
   PORT: v.optional(intString('PORT', 0, 65535), '8080'),
-  HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'HOST must not be empty')), '0.0.0.0'),
+  // No default here: it depends on NODE_ENV (hostDefault).
+  HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'HOST must not be empty'))),
   FRONT_WORKERS: v.optional(intString('FRONT_WORKERS', 1, 256), String(cpus().length)),
   REDIS_URL: v.optional(urlString('REDIS_URL', ['redis:', 'rediss:']), 'redis://127.0.0.1:6379'),
   REDIS_PREFIX: v.optional(
@@ -200,9 +201,19 @@ const EnvSchema = v.pipe(
   ),
 )
 
+/**
+ * HOST when it is not set: loopback outside production, so a development start (the sandbox's, with no API key
+ * and open metrics) is not reachable from other machines; every interface in production, as before (a container
+ * must listen on its own interface; the Docker image and compose set it explicitly anyway).
+ */
+export function hostDefault(production: boolean): string {
+  return production ? '0.0.0.0' : '127.0.0.1'
+}
+
 /** The validated, frozen configuration. */
 export type Config = Readonly<{
   port: number
+  /** Address the front, the metrics endpoints and serve's "up" line use: HOST, else hostDefault(production). */
   host: string
   frontWorkers: number
   redisUrl: string
@@ -288,7 +299,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     ok: true,
     config: Object.freeze({
       port: o.PORT,
-      host: o.HOST,
+      host: o.HOST ?? hostDefault(o.NODE_ENV === 'production'),
       frontWorkers: o.FRONT_WORKERS,
       redisUrl: o.REDIS_URL,
       redisPrefix: o.REDIS_PREFIX,

@@ -1,12 +1,15 @@
 /**
- * Entry point: `npm start`. Runs every part of the service as a child process and restarts any that dies.
+ * Entry point: `npm start`. Runs every part of the service as a child process and restarts any that dies after it
+ * has started once. A part that cannot start because a port it needs is taken stops serve (exit 98, one line naming
+ * the part and the port): a second `npm start` beside a running one must not loop on restarts.
  * The list below is the whole system; docs/operations.md's process table mirrors it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
-import { isStartAnnouncement } from './runtime/part-started.js'
+import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './runtime/listen-port.js'
+import { readPartMessage } from './runtime/part-started.js'
 
 const config = loadConfig()
 const log = createLogger('serve', config.logLevel)
@@ -17,7 +20,7 @@ interface Part {
   args?: string[]
   /** Run this part under this configuration? */
   when: boolean
-  /** A URL that answers 200 once the part is up; later parts start after it does. */
+  /** A URL that answers 200 once the part is up (and has announced its start); later parts start after it does. */
   readyUrl?: string
   /** The part says over its IPC channel when it has started (src/runtime/part-started.ts); "up" waits for it. */
   announces?: boolean
@@ -38,7 +41,8 @@ const sandboxUrl = `http://127.0.0.1:${config.sandboxPort}`
 
 /** Every running part, in start order. */
 const PARTS: Part[] = [
-  { name: 'sandbox', entry: './sandbox.js', args: ['--port', String(config.sandboxPort), '--shards', String(config.shardCount)], when: sandboxMode, readyUrl: `${sandboxUrl}/control/state` },
+  // The sandbox is always on loopback (src/sandbox.ts); its own announcement tells it from another serve's sandbox.
+  { name: 'sandbox', entry: './sandbox.js', args: ['--port', String(config.sandboxPort), '--shards', String(config.shardCount)], when: sandboxMode, readyUrl: `${sandboxUrl}/control/state`, announces: true },
   { name: 'worker', entry: '../workers/worker.js', when: true, announces: true },
   { name: 'front', entry: './front.js', when: true },
   { name: 'gateway', entry: './gateway.js', when: true, announces: true },
@@ -50,7 +54,19 @@ const partEnv: Record<string, string> = {}
 const children = new Map<string, ChildProcess>()
 /** Parts that announced they have started, since their last (re)start. */
 const announced = new Set<string>()
+/** Parts that have started at least once (announced, or the front listening) since serve started. */
+const startedOnce = new Set<string>()
+/** Why each part waits (its dependencies' reasons, from its "waiting" messages); '' or absent when it does not. */
+const waitingFor = new Map<string, string>()
 let stopping = false
+
+/** `part: reason` for each of `parts` that said why it waits, on one line ('' when none did). */
+function reasonsOf(parts: readonly string[]): string {
+  return parts
+    .filter((p) => (waitingFor.get(p) ?? '') !== '')
+    .map((p) => `${p}: ${waitingFor.get(p)}`)
+    .join('; ')
+}
 
 function start(part: Part, attempt = 0): void {
   if (stopping) return
@@ -63,18 +79,34 @@ function start(part: Part, attempt = 0): void {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   })
   children.set(part.name, child)
+  let failed: string | undefined
+  let portTaken: TakenPort | undefined
   child.on('message', (message) => {
-    if (isStartAnnouncement(message)) announced.add(part.name)
+    const m = readPartMessage(message)
+    if (m?.kind === 'started') {
+      announced.add(part.name)
+      startedOnce.add(part.name)
+    } else if (m?.kind === 'waiting') waitingFor.set(part.name, m.reason)
+    else if (m?.kind === 'failed') failed = m.reason
+    else if (m?.kind === 'port-taken') portTaken = m.taken
   })
   const startedAt = Date.now()
   child.on('exit', (code, signal) => {
     children.delete(part.name)
     announced.delete(part.name)
     if (stopping) return
+    // A port taken at the first start will be taken at every restart (another serve, say): stop and say which.
+    if (code === PORT_TAKEN_EXIT && !startedOnce.has(part.name)) {
+      const why = portTaken === undefined ? 'a port it needs is already in use' : portTakenMessage(portTaken)
+      log.fatal({ part: part.name, ...portTaken }, `${part.name} cannot start: ${why}`)
+      stop('port taken', PORT_TAKEN_EXIT)
+      return
+    }
     // A part that ran a minute is healthy again: restart quickly; one that keeps dying backs off up to 30 s.
     const next = Date.now() - startedAt > 60_000 ? 0 : attempt + 1
     const delay = Math.min(30_000, 500 * 2 ** Math.min(next, 6))
-    log.error({ part: part.name, code, signal, restartInMs: delay }, 'part exited; restarting')
+    const reason = failed ?? (portTaken === undefined ? undefined : portTakenMessage(portTaken))
+    log.error({ part: part.name, code, signal, restartInMs: delay, ...(reason === undefined ? {} : { reason }) }, 'part exited; restarting')
     setTimeout(() => start(part, next), delay).unref()
   })
 }
@@ -96,7 +128,8 @@ async function waitHttp(url: string, timeoutMs: number): Promise<boolean> {
 /** Every part drains within its own 10 s deadline; serve waits a little longer before killing what is left. */
 const STOP_DEADLINE_MS = 15_000
 
-function stop(signal: NodeJS.Signals): void {
+/** Stops every part; serve then exits with `exitCode` (1 when a part had to be killed). */
+function stop(signal: NodeJS.Signals | 'port taken', exitCode = 0): void {
   if (stopping) return
   stopping = true
   log.info({ signal }, 'stopping every part')
@@ -109,7 +142,7 @@ function stop(signal: NodeJS.Signals): void {
     if (children.size === 0) {
       clearInterval(check)
       clearTimeout(deadline)
-      process.exit(0)
+      process.exit(exitCode)
     }
   }, 100)
 }
@@ -139,12 +172,20 @@ if (sandboxMode) {
     `${config.sandbox === 'on' ? 'SANDBOX=on' : 'DISCORD_TOKEN is not set'}: running against the LOCAL DISCORD SANDBOX, not Discord. Try it through its control API (see README).`,
   )
 }
+/** Waits until `part` has announced its start and `url` answers, or `timeoutMs` passes, or serve is stopping. */
+async function waitStarted(part: Part, url: string, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs
+  while (!announced.has(part.name) && !stopping && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+  return announced.has(part.name) && !stopping && (await waitHttp(url, Math.max(1, until - Date.now())))
+}
+
 for (const part of PARTS.filter((p) => p.when)) {
   start(part)
   if (part.readyUrl === undefined) continue
-  if (!(await waitHttp(part.readyUrl, 30_000))) {
+  if (!(await waitStarted(part, part.readyUrl, 30_000))) {
+    if (stopping) break
     log.fatal({ part: part.name, url: part.readyUrl }, 'part did not come up')
-    stop('SIGTERM')
+    stop('SIGTERM', 1)
     break
   }
   if (part.name === 'sandbox') {
@@ -182,17 +223,32 @@ async function waitAnnounced(deadline: number): Promise<string[]> {
 
 // "Up" means every part is: the front answers /readyz, and the worker (binds and logs) and the gateway (presences)
 // have started with their dependencies answering. Saying it when only the front was ready let a bind sent at once
-// wait on a worker still starting.
-const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host
-const base = `http://${host}:${config.port}`
+// wait on a worker still starting. The line shows the address the front is bound to (HOST as configured); serve
+// itself reaches a wildcard address through loopback.
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host)
+const base = `http://${bracketed(config.host)}:${config.port}`
+const reach = `http://${bracketed(config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host)}:${config.port}`
 const UP_WITHIN_MS = 60_000
 const upBy = Date.now() + UP_WITHIN_MS
-if (!(await waitHttp(`${base}/readyz`, UP_WITHIN_MS))) {
-  log.error({ url: `${base}/readyz` }, `the front did not become ready within ${UP_WITHIN_MS / 1000} s`)
+const running = () => PARTS.filter((p) => p.when).map((p) => p.name)
+if (stopping) {
+  // a part could not start (a taken port); stop() exits
+} else if (!(await waitHttp(`${reach}/readyz`, UP_WITHIN_MS))) {
+  if (!stopping) {
+    const reasons = reasonsOf(running())
+    log.error(
+      { url: `${base}/readyz`, ...(reasons === '' ? {} : { reasons }) },
+      `the front did not become ready within ${UP_WITHIN_MS / 1000} s${reasons === '' ? '' : ` (${reasons})`}`,
+    )
+  }
 } else {
   const late = await waitAnnounced(upBy)
   if (late.length > 0 && !stopping) {
-    log.error({ parts: late, api: `${base}/api/v1` }, `the front answers, but ${late.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s (their logs say what they wait for)`)
+    const reasons = reasonsOf(late)
+    log.error(
+      { parts: late, api: `${base}/api/v1`, ...(reasons === '' ? {} : { reasons }) },
+      `the front answers, but ${late.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s${reasons === '' ? ' (their logs say what they wait for)' : ` (${reasons})`}`,
+    )
   }
   // A late part still gets the line once it has started, so the log says when the service became whole.
   if ((await waitAnnounced(Infinity)).length === 0 && !stopping) {

@@ -2,8 +2,14 @@
  * "presence-link is up" means every part is: serve says it only once the front answers /readyz and the worker and
  * the gateway have started. Before, it was said as soon as the front answered, while the worker could still be
  * starting (its /readyz said 503 "starting"), so a bind sent on the word "up" waited on nobody.
+ * The worker is held off before its entry runs by a module preloaded with NODE_OPTIONS (a taken port, used before,
+ * now stops serve at a part's first start: test/serve-ports.test.ts).
  */
-import { createServer, type Server } from 'node:net'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { buildApp, startService } from './helpers/built-app.js'
 import { freePort } from './helpers/scratch.js'
@@ -20,41 +26,47 @@ t.before(async () => {
   app = built
 })
 
-async function holdPort(port: number): Promise<Server> {
-  const server = createServer((socket) => socket.destroy())
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve))
-  return server
-}
-
 /**
- * Starts serve with the worker's metrics port taken: the worker fails to start, and serve restarts it, until the
- * port is let go with `release()`.
+ * Starts serve with the worker held before its entry point runs (a slow start): it has not started, and serve must
+ * wait for it, until `release()`. `held()` is true once the worker process is waiting.
  */
 async function serveWithWorkerHeldOff(t: Teardown) {
+  const dir = await mkdtemp(join(tmpdir(), 'pl-hold-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const [heldFile, releaseFile, preload] = [join(dir, 'held'), join(dir, 'release'), join(dir, 'hold-worker.mjs')]
+  // Runs in every process of the tree; only the worker entry waits (top-level await holds the entry until it returns).
+  await writeFile(
+    preload,
+    `import { existsSync, writeFileSync } from 'node:fs'
+if (process.argv[1]?.endsWith('/workers/worker.js')) {
+  writeFileSync(${JSON.stringify(heldFile)}, String(process.pid))
+  while (!existsSync(${JSON.stringify(releaseFile)})) await new Promise((r) => setTimeout(r, 100))
+}
+`,
+  )
   const [port, workerPort] = [await freePort(), await freePort()]
-  const squatter = await holdPort(workerPort)
-  t.teardown(() => new Promise<void>((resolve) => squatter.close(() => resolve())))
   const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], {
     PORT: String(port),
     SANDBOX_PORT: String(await freePort()),
     WORKER_METRICS_PORT: String(workerPort),
+    NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
   })
-  return { port, workerPort, service, release: () => squatter.close() }
+  return { port, workerPort, service, held: () => existsSync(heldFile), release: () => writeFile(releaseFile, '') }
 }
 
 t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
-  const { port, workerPort, service, release } = await serveWithWorkerHeldOff(t)
+  const { port, workerPort, service, held, release } = await serveWithWorkerHeldOff(t)
   const said = (msg: string, part?: string) => service.entries().some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
   const isUp = () => service.output().includes('presence-link is up at')
 
   await eventually(async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 120_000, 'the front ready')
-  await eventually(async () => (said('part exited; restarting', 'worker') ? true : undefined), 60_000, 'the worker to fail and be restarted')
+  await eventually(async () => (held() ? true : undefined), 60_000, 'the worker held')
   await eventually(async () => (said('gateway metrics listening') ? true : undefined), 60_000, 'the gateway started')
   // serve looks at the front's /readyz every 250 ms: a second is four looks.
   await new Promise((r) => setTimeout(r, 1000))
   t.notOk(isUp(), 'not "up" while the front and the gateway are, but the worker is not')
 
-  release()
+  await release()
   await eventually(async () => (isUp() ? true : undefined), 90_000, `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
   // At the word "up", every part answers ready.
   const ready = async (url: string) => {
@@ -75,7 +87,7 @@ t.test('a worker still not started after 60 s is named in an error, and "up" fol
   t.same(late.parts, ['worker'], 'only the worker is late')
   t.match(late.msg, /^the front answers, but worker did not start within 60 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
-  release()
+  await release()
   await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
   t.equal((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status, 200, 'the worker ready at the word "up"')
 })

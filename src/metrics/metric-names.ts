@@ -15,8 +15,11 @@ export const METRIC_PREFIX = 'presence_link_'
 /** Prometheus metric types used here. */
 export type MetricKind = 'counter' | 'gauge' | 'histogram'
 
-/** Which process registers a metric; `delivery` is the delivery consumer, wherever it runs; `every` is every part. */
-export type MetricProcess = 'front' | 'worker' | 'gateway' | 'delivery' | 'every'
+/**
+ * Which process registers a metric; `front-primary` is the front's node:cluster primary (its own registry, served
+ * beside its workers' aggregated metrics); `delivery` is the delivery consumer, wherever it runs; `every` is every part.
+ */
+export type MetricProcess = 'front' | 'front-primary' | 'worker' | 'gateway' | 'delivery' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -257,6 +260,13 @@ export const Metric = {
     labels: [],
     process: 'front',
     buckets: FEED_LAG_BUCKETS,
+  }),
+  frontWorkerRestarts: spec({
+    name: 'presence_link_front_worker_restarts_total',
+    help: 'Front cluster workers that died and were restarted by the front primary (counted at the death; the fork follows after a pause of 0.5 s doubling to 30 s while they keep dying).',
+    kind: 'counter',
+    labels: [],
+    process: 'front-primary',
   }),
   feedLive: spec({
     name: 'presence_link_feed_live',

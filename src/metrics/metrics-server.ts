@@ -1,6 +1,7 @@
 /** A process's `/metrics`, `/healthz` and `/readyz` endpoints on its own port (node:http, apart from the API server). */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { listenOrExplain } from '../runtime/listen-port.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 
 /** Anything that renders the text format: a prom-client Registry, or the cluster aggregation. */
@@ -15,12 +16,16 @@ export interface MetricsServer {
   close(): Promise<void>
 }
 
+/** The variable that sets each entry point's metrics port (named when that port is taken). */
+const PORT_VARIABLE: Readonly<Record<string, string>> = { front: 'METRICS_PORT', worker: 'WORKER_METRICS_PORT', gateway: 'GATEWAY_METRICS_PORT' }
+
 /** A readiness answer: 200 when the process can do its work, 503 otherwise; the JSON body names each dependency. */
 export type ReadyCheck = () => Promise<{ status: number; body: string }>
 
 /**
  * Serves `GET /metrics` from `source` on `port` (0 picks a free one) at the configured HOST; closes on shutdown.
- * Also `GET /healthz` (200 while the process runs) and, given `ready`, `GET /readyz`.
+ * Also `GET /healthz` (200 while the process runs) and, given `ready`, `GET /readyz`. A taken port rejects with a
+ * PortTakenError (the process exits 98 with one line: runtime/process-context.ts).
  */
 export async function startMetricsServer(ctx: ProcessContext, source: MetricsSource, port: number, ready?: ReadyCheck): Promise<MetricsServer> {
   const server = createServer((req, res) => {
@@ -55,13 +60,7 @@ export async function startMetricsServer(ctx: ProcessContext, source: MetricsSou
   // Prometheus scrapes are short; a slow or stuck scraper must not hold sockets forever.
   server.requestTimeout = 30_000
   server.keepAliveTimeout = 65_000
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, ctx.config.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
+  await listenOrExplain(server, port, ctx.config.host, PORT_VARIABLE[ctx.name])
   const actual = (server.address() as AddressInfo).port
   let closed: Promise<void> | undefined
   const close = () => {
@@ -73,6 +72,6 @@ export async function startMetricsServer(ctx: ProcessContext, source: MetricsSou
     return closed
   }
   ctx.shutdown.register('metrics', close)
-  ctx.log.info({ port: actual, path: '/metrics' }, 'metrics listening')
+  ctx.log.info({ host: ctx.config.host, port: actual, path: '/metrics' }, 'metrics listening')
   return { port: actual, close }
 }

@@ -1,6 +1,6 @@
 /**
  * The MySQL/MariaDB connection: the Kysely instance over a mysql2 pool, creating the database when it does not exist
- * yet, a reachability check, and the error numbers the rows files match on.
+ * yet, a reachability check, the one-line reason of a failed connection, and the error numbers the rows files match on.
  */
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createConnection, createPool } from 'mysql2'
@@ -31,7 +31,21 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   }
 }
 
-/** Creates the database named in the URL if it is missing. */
+/**
+ * The server's reason for a failed connection or query, on one line: `Access denied for user 'root'@'localhost'
+ * (using password: YES)`, `connect ECONNREFUSED 127.0.0.1:3306`. Node reports a refused `localhost` (tried on ::1
+ * and 127.0.0.1) as an AggregateError without a message: its attempts are listed instead.
+ */
+export function mysqlErrorReason(err: unknown): string {
+  if (err instanceof AggregateError && err.message === '' && err.errors.length > 0) return [...new Set(err.errors.map(mysqlErrorReason))].join('; ')
+  if (err instanceof Error) return (err.message || ((err as { code?: unknown }).code as string | undefined) || err.name).split('\n')[0]!
+  return String(err)
+}
+
+/**
+ * Creates the database named in the URL if it is missing. A failed login or connection rejects with the server's
+ * reason (`cannot open MySQL at HOST:PORT: Access denied for user ...`), keeping the error's `code` and `errno`.
+ */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = parseDatabaseUrl(url)
   const conn = createConnection({ host: target.host, port: target.port, user: target.user, password: target.password })
@@ -39,9 +53,14 @@ export async function ensureDatabase(url: string): Promise<void> {
     await conn
       .promise()
       .query(`CREATE DATABASE IF NOT EXISTS \`${target.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-  } finally {
-    await conn.promise().end()
+  } catch (err) {
+    // After a failed login mysql2 queues end()'s QUIT on a connection that will never run it: end() never settles
+    // (the CLI then died with Node's "unsettled top-level await", exit 13, and parts waited silently forever).
+    conn.destroy()
+    const { code, errno } = err as { code?: unknown; errno?: unknown }
+    throw Object.assign(new Error(`cannot open MySQL at ${target.host}:${target.port}: ${mysqlErrorReason(err)}`, { cause: err }), { code, errno })
   }
+  await conn.promise().end()
 }
 
 /** Creates the Kysely instance; `poolSize` bounds connections per process. */
@@ -72,12 +91,11 @@ export function hasErrno(err: unknown, errno: number): boolean {
   return typeof err === 'object' && err !== null && (err as { errno?: unknown }).errno === errno
 }
 
-/** True when MySQL answers a trivial query (the front's /readyz). */
-export async function mysqlReachable(db: Kysely<Database>): Promise<boolean> {
+/** Resolves when MySQL answers a trivial query (the readiness checks); rejects with the server's reason (mysqlErrorReason) when not. */
+export async function mysqlAnswers(db: Kysely<Database>): Promise<void> {
   try {
     await sql`SELECT 1`.execute(db)
-    return true
-  } catch {
-    return false
+  } catch (err) {
+    throw new Error(mysqlErrorReason(err), { cause: err })
   }
 }

@@ -4,6 +4,8 @@ import { loadConfig, type Config } from '../config.js'
 import { createLogger, type Logger } from '../lib/logger.js'
 import { createShutdown, exitOnSignals, type Shutdown } from '../lib/shutdown.js'
 import { createRedisKeys, type RedisKeys } from '../redis/keys.js'
+import { PORT_TAKEN_EXIT, PortTakenError } from './listen-port.js'
+import { reportPortTaken, reportStartFailed } from './part-started.js'
 import { createRedisWatch, type RedisWatch } from './redis-watch.js'
 
 /** A running process's shared pieces. */
@@ -31,9 +33,10 @@ export function createProcessContext(name: string, config: Config, log?: Logger)
 }
 
 /**
- * Runs a process: loads config from the environment, starts it, exits on signals or on a failed start. A process
- * started by `serve` (which gives it an IPC channel) drains and exits when that channel closes: `serve` has died,
- * and nobody would stop or restart this part any more.
+ * Runs a process: loads config from the environment, starts it, exits on signals or on a failed start (status 1 with
+ * the reason told to `serve`; 98, PORT_TAKEN_EXIT, with one line and no stack trace when a port it needs is taken).
+ * A process started by `serve` (which gives it an IPC channel) drains and exits when that channel closes: `serve` has
+ * died, and nobody would stop or restart this part any more.
  */
 export async function runProcess(name: string, start: (ctx: ProcessContext) => Promise<void>): Promise<void> {
   const ctx = createProcessContext(name, loadConfig())
@@ -54,7 +57,19 @@ export async function runProcess(name: string, start: (ctx: ProcessContext) => P
   try {
     await start(ctx)
   } catch (err) {
+    // Stopped while starting (serve stops every part when one cannot start): what failed is a consequence, not news.
+    if (ctx.shutdown.closing) {
+      ctx.log.info({ err: err instanceof Error ? err.message : String(err) }, `${name} stopped while starting`)
+      return
+    }
+    if (err instanceof PortTakenError) {
+      ctx.log.fatal({ ...err.taken }, `${name} cannot start: ${err.message}`)
+      await reportPortTaken(err.taken)
+      await ctx.shutdown.run('port taken')
+      process.exit(PORT_TAKEN_EXIT)
+    }
     ctx.log.fatal({ err }, `${name} failed to start`)
+    await reportStartFailed(err instanceof Error ? err.message : String(err))
     await ctx.shutdown.run('start failed')
     process.exit(1)
   }

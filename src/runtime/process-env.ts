@@ -10,7 +10,8 @@ import type { Config } from '../config.js'
 /** The environment variables behind each Config field (typed over every field, so a new field must be added here). */
 export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Object.freeze({
   port: ['PORT'],
-  host: ['HOST'],
+  // Its default depends on NODE_ENV (loopback outside production).
+  host: ['HOST', 'NODE_ENV'],
   frontWorkers: ['FRONT_WORKERS'],
   redisUrl: ['REDIS_URL'],
   redisPrefix: ['REDIS_PREFIX'],

@@ -1,23 +1,31 @@
 /**
- * Readiness of a process: which of its dependencies (Redis, MySQL, Discord) it reaches right now. Each check is
- * bounded in time, feeds `presence_link_dependency_up`, and runs every few seconds even when nobody asks, so the
- * gauge follows an outage without /readyz being polled.
+ * Readiness of a process: which of its dependencies (Redis, MySQL, Discord) it reaches right now, and why not. Each
+ * check is bounded in time, feeds `presence_link_dependency_up`, and runs every few seconds even when nobody asks,
+ * so the gauge follows an outage without /readyz being polled. The reason of a missing dependency (MySQL's `Access
+ * denied for user ...`) is logged at error level once per change and passed to `serve` (part-started.ts).
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import type { Dependency } from '../metrics/metric-names.js'
-import { mysqlReachable } from '../mysql/connection.js'
+import { mysqlAnswers } from '../mysql/connection.js'
 import type { Database } from '../mysql/schema.js'
+import { reportWaiting } from './part-started.js'
 import type { ProcessContext } from './process-context.js'
 
 /** Reachability per dependency the process uses. */
 export type DependencyStates = Partial<Record<Dependency, boolean>>
 
-/** Runs every check once; resolves with each dependency's state. */
-export type Readiness = () => Promise<DependencyStates>
+/** Why each unreachable dependency is down, as its last check saw it (`Access denied for user ...`). */
+export type DependencyReasons = Partial<Record<Dependency, string>>
 
-/** A check: resolves true when the dependency answers. */
+/** Runs every check once; resolves with each dependency's state. `reasons()` says why, as of the last run. */
+export interface Readiness {
+  (): Promise<DependencyStates>
+  reasons(): DependencyReasons
+}
+
+/** A check: resolves true when the dependency answers; false, or a rejection whose message is the reason, when not. */
 export type DependencyCheck = () => Promise<boolean>
 
 /** A check that never waits longer than this; a hung dependency counts as down. */
@@ -26,46 +34,94 @@ const CHECK_TIMEOUT_MS = 2000
 /** How often the checks run in the background. */
 const CHECK_EVERY_MS = 5000
 
-async function within(check: DependencyCheck, ms: number): Promise<boolean> {
+async function within(check: DependencyCheck, ms: number): Promise<{ up: boolean; reason?: string }> {
   let timer: NodeJS.Timeout | undefined
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms)
+  const late = new Promise<{ up: boolean; reason: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ up: false, reason: `no answer within ${ms / 1000} s` }), ms)
   })
   try {
-    return await Promise.race([check().catch(() => false), late])
+    const answered = check().then(
+      (up) => (up ? { up } : { up, reason: 'not reachable' }),
+      (err: unknown) => ({ up: false, reason: err instanceof Error ? err.message : String(err) }),
+    )
+    return await Promise.race([answered, late])
   } finally {
     clearTimeout(timer)
   }
 }
 
-/** Redis answers PING on `redis` (a fail-fast connection: a disconnected one fails at once). */
-export function redisCheck(redis: Redis): DependencyCheck {
-  return async () => redis.status === 'ready' && (await redis.ping()) === 'PONG'
+/** Resolves at `redis`'s next `ready` or `error`, or after `ms`. */
+function firstOutcome(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      redis.off('ready', done)
+      redis.off('error', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    redis.once('ready', done)
+    redis.once('error', done)
+  })
 }
 
-/** MySQL answers `SELECT 1` on `db`. */
+/**
+ * Redis answers PING on `redis` (a fail-fast connection: a disconnected one fails at once, with the connection's
+ * last error as the reason).
+ */
+export function redisCheck(redis: Redis): DependencyCheck {
+  let lastError = ''
+  redis.on('error', (err: Error) => {
+    lastError = err.message || (err as { code?: string }).code || err.name
+  })
+  return async () => {
+    // A connection opened a moment ago is still connecting: wait for its first outcome rather than report "connecting".
+    if (redis.status !== 'ready' && lastError === '') await firstOutcome(redis, CHECK_TIMEOUT_MS - 500)
+    if (redis.status !== 'ready') throw new Error(lastError === '' ? `not connected (${redis.status})` : lastError)
+    return (await redis.ping()) === 'PONG'
+  }
+}
+
+/** MySQL answers `SELECT 1` on `db`; the reason of a failure is the server's (`Access denied for user ...`). */
 export function mysqlCheck(db: Kysely<Database>): DependencyCheck {
-  return () => mysqlReachable(db)
+  return async () => {
+    await mysqlAnswers(db)
+    return true
+  }
 }
 
 /** Builds the readiness function over `checks`, setting `gauge` at every run. */
 export function createReadiness(checks: Partial<Record<Dependency, DependencyCheck>>, gauge?: DependencyGauge): Readiness {
   const entries = Object.entries(checks) as Array<[Dependency, DependencyCheck]>
-  return async () => {
+  let reasons: DependencyReasons = {}
+  const run = async () => {
     const results = await Promise.all(entries.map(async ([dep, check]) => [dep, await within(check, CHECK_TIMEOUT_MS)] as const))
     const states: DependencyStates = {}
-    for (const [dep, up] of results) {
+    const why: DependencyReasons = {}
+    for (const [dep, { up, reason }] of results) {
       states[dep] = up
+      if (!up) why[dep] = reason ?? 'not reachable'
       gauge?.(dep, up)
     }
+    reasons = why
     return states
   }
+  return Object.assign(run, { reasons: () => ({ ...reasons }) })
 }
 
-/** Runs `readiness` every few seconds until shutdown, logging each change of the set of missing dependencies. */
+/** The reasons on one line (pure): `mysql: Access denied for user ...; redis: connect ECONNREFUSED ...`. */
+export function reasonLine(reasons: DependencyReasons): string {
+  return (Object.entries(reasons) as Array<[Dependency, string]>).map(([dep, why]) => `${dep}: ${why}`).join('; ')
+}
+
+/**
+ * Runs `readiness` every few seconds until shutdown, logging each change of what is missing and why (error level)
+ * and telling `serve` (part-started.ts).
+ */
 export function keepCheckingReadiness(ctx: ProcessContext, readiness: Readiness, everyMs = CHECK_EVERY_MS): void {
   let running = false
   let missing = ''
+  let reported = ''
   const run = () => {
     if (running) return
     running = true
@@ -75,10 +131,13 @@ export function keepCheckingReadiness(ctx: ProcessContext, readiness: Readiness,
           .filter(([, up]) => !up)
           .map(([dep]) => dep)
           .join(',')
-        if (now !== missing) {
+        const reason = now === '' ? '' : reasonLine(readiness.reasons())
+        if (now !== missing || reason !== reported) {
           if (now === '') ctx.log.info({ was: missing.split(',') }, 'every dependency is reachable')
-          else ctx.log.warn({ missing: now.split(',') }, 'dependencies missing')
+          else ctx.log.error({ missing: now.split(','), reason }, 'dependencies missing')
           missing = now
+          reported = reason
+          reportWaiting(reason)
         }
       })
       .catch((err: Error) => ctx.log.warn({ err: err.message }, 'readiness check failed'))
@@ -113,24 +172,32 @@ export function partReadyCheck(readiness: Readiness, started: () => boolean): ()
 }
 
 /**
- * Waits until every dependency of `readiness` answers and `prepare` (creating the database, say) succeeds, logging
- * what is missing once per change; a part started while Redis or MySQL is down waits instead of exiting.
+ * Waits until every dependency of `readiness` answers and `prepare` (creating the database, say) succeeds; a part
+ * started while Redis or MySQL is down (or refuses the login) waits instead of exiting. What is missing and why
+ * (MySQL's `Access denied for user ...`) is logged at error level once per change, not per retry, and told to `serve`.
  */
 export async function waitForDependencies(ctx: ProcessContext, readiness: Readiness, prepare?: () => Promise<void>, everyMs = 1000): Promise<void> {
   let reported = ''
   for (;;) {
     if (ctx.shutdown.closing) throw new Error('shutting down while waiting for dependencies')
     // Prepared first: a check on a database that does not exist yet fails until it is created.
-    const prepared = prepare === undefined || (await prepare().then(() => true, () => false))
+    const unprepared = prepare === undefined ? '' : await prepare().then(() => '', (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'failed')
     const states = await readiness()
     const missing = (Object.entries(states) as Array<[Dependency, boolean]>).filter(([, up]) => !up).map(([dep]) => dep)
-    if (prepared && missing.length === 0) {
-      if (reported !== '') ctx.log.info('dependencies reachable; starting')
+    if (unprepared === '' && missing.length === 0) {
+      if (reported !== '') {
+        ctx.log.info('dependencies reachable; starting')
+        reportWaiting('')
+      }
       return
     }
-    const now = missing.join(',') || 'prepare'
-    if (now !== reported) ctx.log.warn({ missing }, 'waiting for dependencies before starting')
-    reported = now
+    // A check's reason is the server's own; preparing only adds one when no check explains the failure.
+    const reason = missing.length > 0 ? reasonLine(readiness.reasons()) : unprepared
+    if (reason !== reported) {
+      ctx.log.error({ missing, reason }, 'waiting for dependencies before starting')
+      reportWaiting(reason)
+    }
+    reported = reason
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }

@@ -31,6 +31,8 @@ export async function buildApp(t: Teardown, prefix: string): Promise<string> {
 export interface RunningService {
   pid: number
   exited: Promise<void>
+  /** Resolves with the exit status (null when killed by a signal) once its output is closed too (every part gone). */
+  exitCode: Promise<number | null>
   /** Everything it printed so far, stdout and stderr. */
   output(): string
   /** The JSON log lines so far (of every part: they share serve's stdout). */
@@ -69,6 +71,7 @@ export function startService(t: Teardown, app: string, stack: Stack, command: st
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (out += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const exitCode = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   const seen = new Set<number>()
   t.teardown(async () => {
     for (const pid of new Set([child.pid!, ...seen, ...descendants(child.pid!)])) {
@@ -82,6 +85,7 @@ export function startService(t: Teardown, app: string, stack: Stack, command: st
   return {
     pid: child.pid!,
     exited,
+    exitCode,
     output: () => out,
     entries: () => jsonEntries(out.split('\n')),
     rememberTree: () => {

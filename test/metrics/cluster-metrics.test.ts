@@ -1,4 +1,7 @@
-/** Front metrics summed over node:cluster workers at each scrape. */
+/**
+ * Front metrics summed over node:cluster workers at each scrape, and the primary's own: a worker killed is counted in
+ * presence_link_front_worker_restarts_total.
+ */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -132,4 +135,22 @@ t.test('the primary serves metrics with a single worker', async (t) => {
   const s = await scrape(front.metrics)
   t.equal(sampleValue(s, 'presence_link_http_requests_total', { route: 'rpc', status: '200' }), 3)
   t.ok((sampleValue(s, 'process_resident_memory_bytes') ?? 0) > 0, 'default process metrics come through the aggregation')
+})
+
+t.test('a killed front worker is counted in presence_link_front_worker_restarts_total, from 0 to 1', async (t) => {
+  const front = await startFrontProcess(t, 2)
+  const restarts = (s: Scrape) => sampleValue(s, 'presence_link_front_worker_restarts_total')
+  const before = await scrape(front.metrics)
+  t.equal(restarts(before), 0, 'exported at 0 before any restart')
+  t.equal(before.samples.filter((s) => s.name === 'presence_link_front_worker_restarts_total').length, 1, 'once, beside the workers\' metrics')
+  t.ok((sampleValue(before, 'process_resident_memory_bytes') ?? 0) > 0, 'the workers\' metrics are still there')
+
+  const [pid] = await front.workerPids()
+  process.kill(pid!, 'SIGKILL')
+  let after: number | undefined
+  for (let i = 0; i < 200 && after !== 1; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    after = restarts(await scrape(front.metrics).catch(() => before))
+  }
+  t.equal(after, 1, 'one restart counted')
 })
