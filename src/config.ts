@@ -112,7 +112,8 @@ const EnvEntries = v.object({
   DATABASE_URL: v.optional(urlString('DATABASE_URL', ['mysql:', 'mariadb:']), 'mysql://root@127.0.0.1:3306/presence_link'),
   GAME_PLATFORM_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'GAME_PLATFORM_NAME must not be empty')), 'Roblox'),
   TRUST_PROXY: v.optional(list, ''),
-  MAX_CODES_PER_REQUEST: v.optional(intString('MAX_CODES_PER_REQUEST', 1, 10000), '200'),
+  // 600 codes of 4 characters and their separators fit the front's longest request target (MAX_TARGET_BYTES, 3072).
+  MAX_CODES_PER_REQUEST: v.optional(intString('MAX_CODES_PER_REQUEST', 1, 600), '200'),
   API_KEY: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 32, 'API_KEY must be at least 32 characters')), ''),
   ROBLOX_USERS_API: v.optional(urlString('ROBLOX_USERS_API', ['http:', 'https:']), 'https://users.roblox.com'),
   RATE_LIMITS: v.optional(RateLimitsSchema, ''),
