@@ -5,7 +5,10 @@
 # Stage 1: every dependency, then the TypeScript build.
 FROM node:20-bookworm AS build
 WORKDIR /app
+# npm ci's postinstall applies patches/ (patch-package): hyper-express's body parser must not touch a uWS response
+# after the client hung up (the front refuses to start without the patch).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -18,11 +21,10 @@ ARG COMMIT=
 # dist/src/build-info.json (version and commit).
 RUN COMMIT="$COMMIT" npm run build
 
-# Stage 2: production dependencies only (the uWS override applies here too, from the same lock file).
-FROM node:20-bookworm AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Stage 2: production dependencies only: the build stage's tree, patched, with the development packages pruned
+# (`npm ci --omit=dev` would run the postinstall without patch-package, a development package, and fail).
+FROM build AS deps
+RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Stage 3: the runtime.
 FROM node:20-bookworm-slim

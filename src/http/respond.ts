@@ -22,7 +22,7 @@ export interface Reply {
 /**
  * Longest request target (path and query) the front reads; longer ones get 414. uWS 20.30 drops, without an answer, a
  * request head over 4 KiB that arrives in more than one read (as any head may over a real network), so the target
- * stays well inside that with room for the headers. MAX_CODES_PER_REQUEST codes always fit (src/config.ts).
+ * stays well inside that with room for the headers. MAX_CODES_PER_REQUEST codes (at most 600) always fit.
  */
 export const MAX_TARGET_BYTES = 3072
 

@@ -137,7 +137,10 @@ t.test('Dockerfile', async (t) => {
   const text = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
   t.test('builds in stages and runs the CLI on a glibc slim image', async (t) => {
     t.match(text, /^FROM node:20-bookworm AS build$/m)
-    t.match(text, /npm ci --omit=dev/)
+    t.match(text, /npm prune --omit=dev/, 'production dependencies: the build stage\'s patched tree, pruned')
+  })
+  t.test('applies patches/ (hyper-express) with npm ci in the build stage', async (t) => {
+    t.match(text, /COPY patches \.\/patches\nRUN npm ci --no-audit --no-fund/)
     t.match(text, /^FROM node:20-bookworm-slim$/m)
     t.match(text, /ENTRYPOINT \["node", "dist\/src\/cli\.js"\]/)
   })
