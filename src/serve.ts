@@ -128,7 +128,7 @@ async function waitHttp(url: string, timeoutMs: number): Promise<boolean> {
 /** Every part drains within its own 10 s deadline; serve waits a little longer before killing what is left. */
 const STOP_DEADLINE_MS = 15_000
 
-/** Stops every part; serve then exits with `exitCode` (1 when a part had to be killed). */
+/** Stops every part; serve then exits with `exitCode` (1 when it was 0 and a part had to be killed). */
 function stop(signal: NodeJS.Signals | 'port taken', exitCode = 0): void {
   if (stopping) return
   stopping = true
@@ -136,7 +136,8 @@ function stop(signal: NodeJS.Signals | 'port taken', exitCode = 0): void {
   for (const child of children.values()) child.kill('SIGTERM')
   const deadline = setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL')
-    process.exit(1)
+    // The reason serve stopped (a taken port: 98) still names the failure; a clean stop that had to kill says 1.
+    process.exit(exitCode === 0 ? 1 : exitCode)
   }, STOP_DEADLINE_MS)
   const check = setInterval(() => {
     if (children.size === 0) {

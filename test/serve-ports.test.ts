@@ -83,11 +83,20 @@ async function exitWithin(service: RunningService, ms: number): Promise<number |
   }
 }
 
+/**
+ * `node ARGS` as a command line without NODE_OPTIONS. tap's process-info hook puts itself into the NODE_OPTIONS of
+ * every child it sees spawned (an explicit empty value included), and its signal-exit handler swallows a SIGTERM that
+ * arrives while a part is still loading its modules: a part that serve stops that early would run on (seen under load:
+ * strace showed the SIGTERM delivered to a libuv handler installed by the hook). `env -u` drops it for the built tree.
+ */
+const NODE = '/usr/bin/env'
+const node = (...args: string[]) => ['-u', 'NODE_OPTIONS', process.execPath, ...args]
+
 const TAKEN = 'is already in use: another presence-link, or another program, listens there; stop it, or set'
 
 t.test('serve without HOST, then a second serve and a front beside it', async (t) => {
   const env = await ports()
-  const first = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], { ...env, HOST: '' })
+  const first = startService(t, app, stack, NODE, node('dist/src/serve.js'), { ...env, HOST: '' })
   const up = await eventually(async () => first.entries().find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at')), 120_000, '"up"')
   first.rememberTree()
 
@@ -109,7 +118,7 @@ t.test('serve without HOST, then a second serve and a front beside it', async (t
   })
 
   t.test('a second serve with the same ports exits 98 at once, with one line naming the sandbox and its port', async (t) => {
-    const second = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], { ...env, HOST: '' })
+    const second = startService(t, app, stack, NODE, node('dist/src/serve.js'), { ...env, HOST: '' })
     t.equal(await exitWithin(second, 30_000), 98)
     const fatal = second.entries().filter((e) => e.level === 60)
     t.same(
@@ -122,7 +131,7 @@ t.test('serve without HOST, then a second serve and a front beside it', async (t
   })
 
   t.test('the front alone exits 98 on the port the first front serves (SO_REUSEPORT would have let it share)', async (t) => {
-    const front = spawn(process.execPath, [join(app, 'dist/src/front.js')], {
+    const front = spawn(NODE, node(join(app, 'dist/src/front.js')), {
       cwd: app,
       env: { ...process.env, DATABASE_URL: stack.config.databaseUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, HOST: '', PORT: env.PORT, METRICS_PORT: '0', FRONT_WORKERS: '1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -162,7 +171,7 @@ t.test('serve without HOST, then a second serve and a front beside it', async (t
 t.test('a taken worker metrics port stops serve at once, naming the worker and WORKER_METRICS_PORT', async (t) => {
   const env = await ports()
   await holdPort(t, Number(env.WORKER_METRICS_PORT))
-  const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], env)
+  const service = startService(t, app, stack, NODE, node('dist/src/serve.js'), env)
   t.equal(await exitWithin(service, 60_000), 98)
   const taken = `port ${env.WORKER_METRICS_PORT} on 127.0.0.1 (WORKER_METRICS_PORT) ${TAKEN} WORKER_METRICS_PORT to a free port`
   t.same(
@@ -178,7 +187,7 @@ t.test('a taken worker metrics port stops serve at once, naming the worker and W
 
 t.test('with HOST=0.0.0.0 the "up" and "front listening" lines show 0.0.0.0, the address bound', async (t) => {
   const env = await ports()
-  const service = startService(t, app, stack, process.execPath, ['dist/src/serve.js'], { ...env, HOST: '0.0.0.0' })
+  const service = startService(t, app, stack, NODE, node('dist/src/serve.js'), { ...env, HOST: '0.0.0.0' })
   const up = await eventually(async () => service.entries().find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at')), 120_000, '"up"')
   service.rememberTree()
   t.equal(up.msg, `presence-link is up at http://0.0.0.0:${env.PORT}/api/v1 (Discord sandbox control API at http://127.0.0.1:${env.SANDBOX_PORT}/control)`)
