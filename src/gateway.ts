@@ -5,14 +5,14 @@
  * the fix and exits with 78.
  */
 import { botIntents } from './gateway/bot-intents.js'
-import { DiscordRefusedError, EXIT_DISCORD_REFUSED, refusalLine, type DiscordRefusal } from './gateway/discord-refusal.js'
+import { DiscordRefusedError, refusalLine, type DiscordRefusal } from './gateway/discord-refusal.js'
 import { ensureDatabase } from './mysql/connection.js'
 import { createDependencyGauge } from './metrics/dependency-metrics.js'
 import { createGatewayMetrics } from './metrics/gateway-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { shardsReady, startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
-import { announceStarted } from './runtime/part-started.js'
+import { announceStarted, CONFIG_REFUSED_EXIT, reportStartFailed } from './runtime/part-started.js'
 import { runProcess, type ProcessContext } from './runtime/process-context.js'
 import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from './runtime/readiness.js'
 import { openDatabaseLazily, openRedis } from './runtime/storage.js'
@@ -20,8 +20,9 @@ import { openDatabaseLazily, openRedis } from './runtime/storage.js'
 async function exitRefused(ctx: ProcessContext, refusal: DiscordRefusal): Promise<never> {
   const { message, fields } = refusalLine(refusal, botIntents(ctx.config.messageContent))
   ctx.log.fatal(fields, message)
+  await reportStartFailed(message)
   await ctx.shutdown.run('Discord refused the bot')
-  process.exit(EXIT_DISCORD_REFUSED)
+  process.exit(CONFIG_REFUSED_EXIT)
 }
 
 await runProcess('gateway', async (ctx) => {

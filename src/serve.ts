@@ -1,7 +1,9 @@
 /**
  * Entry point: `npm start`. Runs every part of the service as a child process and restarts any that dies after it
  * has started once. A part that cannot start because a port it needs is taken stops serve (exit 98, one line naming
- * the part and the port): a second `npm start` beside a running one must not loop on restarts.
+ * the part and the port): a second `npm start` beside a running one must not loop on restarts. A part whose
+ * configuration is refused at its first start (exit 78: Discord refusing the token or the intents) stops serve the
+ * same way, with the part's own reason.
  * The list below is the whole system; docs/operations.md's process table mirrors it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -9,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
 import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './runtime/listen-port.js'
+import { CONFIG_REFUSED_EXIT } from './runtime/part-started.js'
 import { readPartMessage } from './runtime/part-started.js'
 
 const config = loadConfig()
@@ -102,6 +105,12 @@ function start(part: Part, attempt = 0): void {
       stop('port taken', PORT_TAKEN_EXIT)
       return
     }
+    // A configuration the outside world refuses (a Discord token that was reset) is refused again at every restart.
+    if (code === CONFIG_REFUSED_EXIT && !startedOnce.has(part.name)) {
+      log.fatal({ part: part.name }, `${part.name} cannot start: ${failed ?? 'its configuration was refused (see its last line)'}`)
+      stop('configuration refused', CONFIG_REFUSED_EXIT)
+      return
+    }
     // A part that ran a minute is healthy again: restart quickly; one that keeps dying backs off up to 30 s.
     const next = Date.now() - startedAt > 60_000 ? 0 : attempt + 1
     const delay = Math.min(30_000, 500 * 2 ** Math.min(next, 6))
@@ -129,7 +138,7 @@ async function waitHttp(url: string, timeoutMs: number): Promise<boolean> {
 const STOP_DEADLINE_MS = 15_000
 
 /** Stops every part; serve then exits with `exitCode` (1 when it was 0 and a part had to be killed). */
-function stop(signal: NodeJS.Signals | 'port taken', exitCode = 0): void {
+function stop(signal: NodeJS.Signals | 'port taken' | 'configuration refused', exitCode = 0): void {
   if (stopping) return
   stopping = true
   log.info({ signal }, 'stopping every part')

@@ -15,6 +15,7 @@ import { connect, createServer, type Server } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { createSandbox } from '../src/sandbox/create-sandbox.js'
 import { buildApp, startService, type RunningService } from './helpers/built-app.js'
 import { descendants, jsonEntries } from './helpers/parts.js'
 import { freePort } from './helpers/scratch.js'
@@ -195,4 +196,28 @@ t.test('with HOST=0.0.0.0 the "up" and "front listening" lines show 0.0.0.0, the
   const other = otherAddress()
   if (other === undefined) t.pass('the API answers on another address', { skip: 'this machine has no address besides loopback' })
   else t.equal(await tcp(other, Number(env.PORT)), 'open', `the API answers on ${other} too`)
+})
+
+t.test('Discord refusing the token at the first start stops serve with 78 and the gateway\'s reason, nothing restarted', async (t) => {
+  const discord = await createSandbox({ port: 0, botToken: 'the-right-token' })
+  t.teardown(() => discord.close())
+  const service = startService(t, app, stack, NODE, node('dist/src/serve.js'), {
+    ...(await ports()),
+    SANDBOX: 'off',
+    DISCORD_TOKEN: 'a-reset-token',
+    DISCORD_API: discord.apiBase,
+    ROBLOX_USERS_API: discord.robloxBase,
+  })
+  t.equal(await exitWithin(service, 90_000), 78)
+  const refused =
+    'Discord rejected DISCORD_TOKEN (401 Unauthorized at login): the token is wrong or was reset. Get a new one with "Reset Token" ' +
+    'on the Bot page of the application in the Discord Developer Portal (https://discord.com/developers/applications), put it in DISCORD_TOKEN, then start the gateway again.'
+  t.same(
+    service.entries().filter((e) => e.level === 60).map((e) => [e.process, e.msg]),
+    [
+      ['gateway', refused],
+      ['serve', `gateway cannot start: ${refused}`],
+    ],
+  )
+  t.same(service.entries().filter((e) => e.msg === 'part exited; restarting'), [], 'nothing restarted')
 })

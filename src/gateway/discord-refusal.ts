@@ -5,8 +5,6 @@
  */
 import type { BotIntent } from './bot-intents.js'
 
-/** Exit status of a gateway Discord refuses: the configuration is wrong (EX_CONFIG). */
-export const EXIT_DISCORD_REFUSED = 78
 
 /** Gateway close code: the token sent with IDENTIFY is incorrect. */
 export const CLOSE_AUTHENTICATION_FAILED = 4004
