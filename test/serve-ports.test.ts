@@ -103,7 +103,9 @@ t.test('serve without HOST, then a second serve and a front beside it', async (t
 
   t.test('every port is on 127.0.0.1 and refused on the machine\'s other address; the lines say 127.0.0.1', async (t) => {
     t.equal(up.msg, `presence-link is up at http://127.0.0.1:${env.PORT}/api/v1 (Discord sandbox control API at http://127.0.0.1:${env.SANDBOX_PORT}/control)`)
-    t.equal(first.entries().find((e) => e.msg === 'front listening')?.url, `http://127.0.0.1:${env.PORT}`)
+    // The front's primary logs its line itself, so it may reach the shared output just after serve's "up".
+    const listening = await eventually(async () => first.entries().find((e) => e.msg === 'front listening'), 10_000, '"front listening"')
+    t.equal(listening.url, `http://127.0.0.1:${env.PORT}`)
     const answers = async (url: string) => (await fetch(url)).status
     t.equal(await answers(`http://127.0.0.1:${env.PORT}/readyz`), 200, 'the API on loopback')
     for (const variable of ['METRICS_PORT', 'WORKER_METRICS_PORT', 'GATEWAY_METRICS_PORT'] as const) {
@@ -192,7 +194,8 @@ t.test('with HOST=0.0.0.0 the "up" and "front listening" lines show 0.0.0.0, the
   const up = await eventually(async () => service.entries().find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at')), 120_000, '"up"')
   service.rememberTree()
   t.equal(up.msg, `presence-link is up at http://0.0.0.0:${env.PORT}/api/v1 (Discord sandbox control API at http://127.0.0.1:${env.SANDBOX_PORT}/control)`)
-  t.equal(service.entries().find((e) => e.msg === 'front listening')?.url, `http://0.0.0.0:${env.PORT}`)
+  const listening = await eventually(async () => service.entries().find((e) => e.msg === 'front listening'), 10_000, '"front listening"')
+  t.equal(listening.url, `http://0.0.0.0:${env.PORT}`)
   const other = otherAddress()
   if (other === undefined) t.pass('the API answers on another address', { skip: 'this machine has no address besides loopback' })
   else t.equal(await tcp(other, Number(env.PORT)), 'open', `the API answers on ${other} too`)
