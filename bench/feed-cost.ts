@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { encodePresence } from '../src/core/presence-entry.js'
+import { encodePresence } from '../src/presence/model/presence-entry.js'
 import { followChangeFeed } from '../src/redis/change-feed.js'
 import { createRedisKeys } from '../src/redis/keys.js'
 import { createPresenceStore } from '../src/redis/presence-store.js'

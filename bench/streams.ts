@@ -12,7 +12,7 @@
  */
 import { connect, type Socket } from 'node:net'
 import WebSocket from 'ws'
-import { renderActivityGroups } from '../src/core/activity.js'
+import { renderActivityGroups } from '../src/presence/model/activity.js'
 import { createCodeCache } from '../src/redis/code-cache.js'
 import { createPresenceStore } from '../src/redis/presence-store.js'
 import { buildCodeService } from '../src/runtime/services.js'

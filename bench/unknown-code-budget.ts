@@ -4,7 +4,7 @@
  *   TS_NODE_TRANSPILE_ONLY=1 node --import @tapjs/typescript/import bench/unknown-code-budget.ts
  *
  * 1. Unknown codes one IPv4 client and one IPv6 /64 can test per hour, before and after, computed from the default
- *    limits in src/config.ts and src/core/unknown-codes.ts (printed with the formula).
+ *    limits in src/config.ts and src/codes/model/unknown-codes.ts (printed with the formula).
  * 2. The cost on a callbacks request (and, without HTTP, the lookup and the budget script alone): the real front app (hyper-express, real Redis lookup and budget script; rate
  *    limits off so only the budget differs) on 127.0.0.1:42010, sequential keep-alive requests, median and p99 latency
  *    for 50 linked codes and for 50 already-counted unknown codes, with the budget on and off.
@@ -13,8 +13,8 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { parseConfig, DEFAULT_RATE_LIMITS } from '../src/config.js'
-import { encodeCachedCode } from '../src/core/code-record.js'
-import { UNKNOWN_CODE_WINDOW_SECONDS } from '../src/core/unknown-codes.js'
+import { encodeCachedCode } from '../src/codes/model/code-record.js'
+import { UNKNOWN_CODE_WINDOW_SECONDS } from '../src/codes/model/unknown-codes.js'
 import { createFrontApp } from '../src/http/front-app.js'
 import { createLogger } from '../src/lib/logger.js'
 import { createCodeLookup } from '../src/redis/code-lookup.js'

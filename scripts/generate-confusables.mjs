@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes src/core/confusables-data.ts, the compact look-alike table the activity filter's skeleton uses.
+// Writes src/presence/model/confusables-data.ts, the compact look-alike table the activity filter's skeleton uses.
 // Source: Unicode UTS #39 confusables.txt (13.0.0) as shipped in the npm package unhomoglyph@1.0.6 (data.json),
 // kept only where a character's prototype is ASCII letters or digits (the platform name we look for is ASCII),
 // plus the LATIN LETTER SMALL CAPITAL letters, which confusables.txt maps to non-Latin look-alikes (ʀ, ʙ, ʟ) or
@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 const data = JSON.parse(readFileSync(require.resolve('unhomoglyph/data.json'), 'utf8'))
-const OUT = new URL('../src/core/confusables-data.ts', import.meta.url)
+const OUT = new URL('../src/presence/model/confusables-data.ts', import.meta.url)
 
 // Code point and Unicode name (LATIN LETTER SMALL CAPITAL X) of each small capital, as the Latin letter it shows.
 const SMALL_CAPITALS = {
@@ -49,7 +49,7 @@ ${lines.join(',\n')},
 `
 if (process.argv.includes('--check')) {
   if (readFileSync(OUT, 'utf8') !== text) {
-    console.error('src/core/confusables-data.ts is stale: run node scripts/generate-confusables.mjs')
+    console.error('src/presence/model/confusables-data.ts is stale: run node scripts/generate-confusables.mjs')
     process.exit(1)
   }
 } else {

@@ -4,8 +4,8 @@
  */
 import { cpus } from 'node:os'
 import * as v from 'valibot'
-import { trustProxyProblem } from './core/client-key.js'
-import { parseDestinationTarget } from './core/destination.js'
+import { trustProxyProblem } from './http/model/client-key.js'
+import { parseDestinationTarget } from './delivery/model/destination.js'
 
 const intString = (name: string, min: number, max: number) =>
   v.pipe(

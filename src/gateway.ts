@@ -4,9 +4,9 @@
  * Redis and MySQL answer. When Discord refuses the token or the intents, at login or later, it logs one line naming
  * the fix and exits with 78.
  */
-import { botIntents } from './gateway/bot-intents.js'
-import { DiscordRefusedError, refusalLine, type DiscordRefusal } from './gateway/discord-refusal.js'
-import { ensureDatabase } from './mysql/connection.js'
+import { botIntents } from './gateway/model/bot-intents.js'
+import { DiscordRefusedError, refusalLine, type DiscordRefusal } from './gateway/model/discord-refusal.js'
+import { ensureDatabase, mysqlCheck } from './mysql/connection.js'
 import { createDependencyGauge } from './metrics/dependency-metrics.js'
 import { createGatewayMetrics } from './metrics/gateway-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
@@ -14,7 +14,8 @@ import { createMetricsRegistry } from './metrics/registry.js'
 import { shardsReady, startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
 import { announceStarted, CONFIG_REFUSED_EXIT, reportStartFailed } from './runtime/part-started.js'
 import { runProcess, type ProcessContext } from './runtime/process-context.js'
-import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from './runtime/readiness.js'
+import { createReadiness, keepCheckingReadiness, partReadyCheck, waitForDependencies } from './health/readiness.js'
+import { redisCheck } from './redis/connection.js'
 import { openDatabaseLazily, openRedis } from './runtime/storage.js'
 
 async function exitRefused(ctx: ProcessContext, refusal: DiscordRefusal): Promise<never> {

@@ -1,12 +1,12 @@
 /**
  * Entry point: the local fake of Discord and the Roblox users API (`presence-link sandbox`), until SIGINT or SIGTERM.
  * It listens on 127.0.0.1 unless `--host` says otherwise (`serve` never does: nothing outside the machine may drive a
- * fake Discord). A taken port exits 98 with one line, as every part does (runtime/listen-port.ts).
+ * fake Discord). A taken port exits 98 with one line, as every part does (lib/listen-port.ts).
  */
 import { pathToFileURL } from 'node:url'
 import { SANDBOX_COMMAND } from './cli/command-table.js'
 import { parseCommandLine } from './cli/dispatch.js'
-import { isAddressInUse, PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './runtime/listen-port.js'
+import { isAddressInUse, PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
 import { announceStarted, reportPortTaken } from './runtime/part-started.js'
 import { createSandbox } from './sandbox/create-sandbox.js'
 

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
-import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './runtime/listen-port.js'
+import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
 import { CONFIG_REFUSED_EXIT } from './runtime/part-started.js'
 import { readPartMessage } from './runtime/part-started.js'
 

@@ -1,7 +1,8 @@
 /**
  * The house's boundaries, checked on every source file under src/ and workers/: only the infrastructure rooms
- * (mysql/, redis/, queue/, runtime/) and the entry points import the database, Redis and queue clients; core/ and
- * schemas/ import nothing with I/O and stay in their rooms; every file opens with a header comment.
+ * (mysql/, redis/, queue/, runtime/) and the entry points import the database, Redis and queue clients; every
+ * `model/` folder is pure: it imports only other `model/` files and valibot (no I/O, no clock or randomness from
+ * outside, nothing of the features around it); every file opens with a header comment.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, normalize, posix, relative } from 'node:path'
@@ -17,29 +18,13 @@ const CLIENTS = ['kysely', 'mysql2', 'ioredis', 'bullmq']
 const CLIENT_ROOMS = ['src/mysql/', 'src/redis/', 'src/queue/', 'src/runtime/']
 const ENTRY_POINTS = ['src/serve.ts', 'src/front.ts', 'src/gateway.ts', 'src/sandbox.ts', 'src/cli.ts', 'workers/worker.ts']
 
-/** Packages with I/O that the pure rooms never import. */
-const IO_PACKAGES = [
-  ...CLIENTS,
-  'hyper-express',
-  'discord.js',
-  '@discordjs/',
-  'pino',
-  'prom-client',
-  'rate-limiter-flexible',
-  'ws',
-  'net',
-  'http',
-  'https',
-  'fs',
-  'fs/promises',
-  'child_process',
-  'cluster',
-  'crypto',
-  'os',
-  'dgram',
-  'tls',
-  'worker_threads',
-]
+/** The only packages a `model/` file may import: the rest is I/O, a client or another room's concern. */
+const PURE_PACKAGES = ['valibot']
+
+/** True for a file of a pure room: any folder named `model`. */
+export function isModel(path: string): boolean {
+  return path.split('/').slice(0, -1).includes('model')
+}
 
 const SPECIFIER = /\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g
 
@@ -59,21 +44,19 @@ const within = (path: string, rooms: readonly string[]) => rooms.some((room) => 
 export function boundaryProblems(path: string, text: string): string[] {
   const problems: string[] = []
   if (!/^(?:#![^\n]*\n)?\s*(?:\/\*|\/\/)/.test(text)) problems.push(`${path}: does not open with a header comment`)
-  const pure = path.startsWith('src/core/') ? 'core' : path.startsWith('src/schemas/') ? 'schemas' : null
+  const pure = isModel(path)
   const clientsAllowed = within(path, CLIENT_ROOMS) || ENTRY_POINTS.includes(path)
   for (const specifier of specifiersOf(text)) {
     if (!clientsAllowed) {
       const client = CLIENTS.find((name) => packageMatches(specifier, name))
       if (client !== undefined) problems.push(`${path}: imports ${client}; only mysql/, redis/, queue/, runtime/ and entry points may`)
     }
-    if (pure === null) continue
+    if (!pure) continue
     if (specifier.startsWith('.')) {
       const target = posix.normalize(posix.join(posix.dirname(path), specifier))
-      const allowed = pure === 'core' ? ['src/core/'] : ['src/schemas/', 'src/core/']
-      if (!within(target, allowed)) problems.push(`${path}: imports ${specifier}, outside ${allowed.join(' and ')}`)
-    } else {
-      const io = IO_PACKAGES.find((name) => packageMatches(specifier, name))
-      if (io !== undefined) problems.push(`${path}: imports ${specifier}; ${pure}/ is pure (no I/O)`)
+      if (!isModel(target)) problems.push(`${path}: imports ${specifier}, which is not in a model/ folder (model/ is pure)`)
+    } else if (!PURE_PACKAGES.some((name) => packageMatches(specifier, name))) {
+      problems.push(`${path}: imports ${specifier}; model/ is pure (only ${PURE_PACKAGES.join(', ')} and other model/ files)`)
     }
   }
   return problems
@@ -92,20 +75,23 @@ t.test('the checker catches each kind of violation', async (t) => {
     ['src/http/x.ts', '/** h */\nimport type { Redis } from "ioredis"\n', 'a type-only client import in a feature', /imports ioredis/],
     ['src/delivery/x.ts', '/** h */\nimport {\n  sql,\n} from \'kysely\'\n', 'a multi-line client import', /imports kysely/],
     ['src/gateway/x.ts', '/** h */\nexport { Worker } from \'bullmq\'\n', 'a re-export of a client', /imports bullmq/],
-    ['src/jobs/x.ts', '/** h */\nconst m = await import(\'mysql2\')\n', 'a dynamic client import', /imports mysql2/],
-    ['src/core/x.ts', '/** h */\nimport { readFileSync } from \'node:fs\'\n', 'I/O in core', /core\/ is pure/],
-    ['src/core/x.ts', '/** h */\nimport { randomBytes } from \'crypto\'\n', 'randomness in core', /core\/ is pure/],
-    ['src/schemas/x.ts', '/** h */\nimport pino from \'pino\'\n', 'I/O in schemas', /schemas\/ is pure/],
-    ['src/core/x.ts', '/** h */\nimport type { LogJob } from \'../schemas/jobs.js\'\n', 'core reaching into schemas', /outside src\/core\//],
-    ['src/schemas/x.ts', '/** h */\nimport { x } from \'../http/respond.js\'\n', 'schemas reaching into a feature', /outside src\/schemas\/ and src\/core\//],
+    ['src/copies/x.ts', '/** h */\nconst m = await import(\'mysql2\')\n', 'a dynamic client import', /imports mysql2/],
+    ['src/presence/model/x.ts', '/** h */\nimport { readFileSync } from \'node:fs\'\n', 'I/O in a model', /model\/ is pure/],
+    ['src/codes/model/x.ts', '/** h */\nimport { randomBytes } from \'crypto\'\n', 'randomness in a model', /model\/ is pure/],
+    ['src/http/model/x.ts', '/** h */\nimport pino from \'pino\'\n', 'logging in a model', /model\/ is pure/],
+    ['src/queue/model/x.ts', '/** h */\nimport type { Job } from \'bullmq\'\n', 'a type-only client import in a model of a client room', /model\/ is pure/],
+    ['src/queue/model/x.ts', '/** h */\nimport { createQueue } from \'../queues.js\'\n', 'a model reaching into its own room', /not in a model\/ folder/],
+    ['src/http/model/x.ts', '/** h */\nimport { x } from \'../respond.js\'\n', 'a model reaching into the HTTP layer', /not in a model\/ folder/],
+    ['src/presence/model/deep/x.ts', '/** h */\nimport { y } from \'../../read-path.js\'\n', 'a nested model file reaching out', /not in a model\/ folder/],
     ['src/http/x.ts', 'import * as v from \'valibot\'\n', 'a file without a header', /header comment/],
   ]
   for (const [path, text, what, expected] of cases) t.match(boundaryProblems(path, text).join('\n'), expected, what)
   const allowed: Array<[string, string, string]> = [
     ['src/redis/x.ts', '/** h */\nimport type { Redis } from \'ioredis\'\n', 'a client in its room'],
     ['workers/worker.ts', '#!/usr/bin/env node\n/** h */\nimport { Worker } from \'bullmq\'\n', 'an entry point with a shebang'],
-    ['src/schemas/x.ts', '// h\nimport { CODE_PATTERN } from \'../core/codes.js\'\nimport * as v from \'valibot\'\n', 'schemas using core'],
-    ['src/core/x.ts', '/** h */\nimport { isCode } from \'./codes.js\'\n', 'core using core'],
+    ['src/http/model/x.ts', '// h\nimport { CODE_PATTERN } from \'../../codes/model/codes.js\'\nimport * as v from \'valibot\'\n', 'a model using another room\'s model and valibot'],
+    ['src/codes/model/x.ts', '/** h */\nimport { isCode } from \'./codes.js\'\n', 'a model using its own model'],
+    ['src/http/respond.ts', '/** h */\nimport { ErrorCode } from \'./model/error-codes.js\'\n', 'a feature using its model'],
   ]
   for (const [path, text, what] of allowed) t.same(boundaryProblems(path, text), [], what)
 })
@@ -115,5 +101,6 @@ t.test('every file under src/ and workers/ keeps to the boundaries', async (t) =
   t.ok(files.length > 50, `found ${files.length} source files`)
   const problems = files.flatMap((path) => boundaryProblems(normalize(path).split('\\').join('/'), readFileSync(join(ROOT, path), 'utf8')))
   t.same(problems, [], 'no boundary problems')
+  t.ok(files.filter(isModel).length > 30, `${files.filter(isModel).length} files in model/ folders are checked as pure`)
   t.ok(files.every((f) => relative(ROOT, join(ROOT, f)) === f), 'paths are repository-relative')
 })

@@ -3,7 +3,7 @@
  * runs `/code` in the sandbox, the game server binds the code through the balancer, and the member's presence is set
  * through the sandbox. Plus what the fronts show for a code, parsed with the service's own block parser.
  */
-import { parseCallbacks } from '../../src/core/parse-blocks.js'
+import { parseCallbacks } from '../../src/presence/model/parse-blocks.js'
 import { call, type Reply } from './clients.js'
 import { sandboxCall, type Deployment } from './deployment.js'
 import { CLIENT_ADDRESSES } from './topology.js'

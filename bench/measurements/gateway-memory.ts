@@ -1,6 +1,6 @@
 /** Gateway memory: the RSS of a real `presence-link gateway` process after its resync, with N members online who all hold codes. */
 import { performance } from 'node:perf_hooks'
-import { CODE_ALPHABET } from '../../src/core/codes.js'
+import { CODE_ALPHABET } from '../../src/codes/model/codes.js'
 import { startProcess, type BenchProcess } from '../harness/processes.js'
 import { rssBytes } from '../harness/proc-sampler.js'
 import { sleep } from '../harness/readiness.js'

@@ -1,7 +1,7 @@
 /** Seed data for `npm run bench`: linked users made through the real code paths, with realistic rendered presences. */
-import { renderActivityGroups, type ActivityInput } from '../../src/core/activity.js'
+import { renderActivityGroups, type ActivityInput } from '../../src/presence/model/activity.js'
 import type { CodeService } from '../../src/codes/code-service.js'
-import type { PresenceEntry } from '../../src/core/presence-entry.js'
+import type { PresenceEntry } from '../../src/presence/model/presence-entry.js'
 import { postJson } from '../harness/http.js'
 import type { BenchEnv } from './bench-env.js'
 

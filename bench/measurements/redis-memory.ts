@@ -1,6 +1,6 @@
 /** Redis memory per linked user: growth of the code, holder and presence hashes (and of used_memory) over N more linked users. */
 import type { Redis } from 'ioredis'
-import type { PresenceEntry } from '../../src/core/presence-entry.js'
+import type { PresenceEntry } from '../../src/presence/model/presence-entry.js'
 import type { BenchEnv } from './bench-env.js'
 import { pool, presenceOf } from './linked-users.js'
 

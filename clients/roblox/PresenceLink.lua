@@ -65,7 +65,7 @@ end
 
 --- The codes to try for what a player typed, best first: spaces, tabs and dashes removed, uppercased, look-alikes
 --- mapped to their twins (`oo1r` gives `001R`); then, when different, the uppercased text as typed, for codes issued
---- before the look-alike rule (`OOIR`). Empty when neither is a code. Same cases as src/core/codes.ts.
+--- before the look-alike rule (`OOIR`). Empty when neither is a code. Same cases as src/codes/model/codes.ts.
 function PresenceLink.codeCandidates(typed)
   if type(typed) ~= "string" then
     return {}
@@ -83,7 +83,7 @@ function PresenceLink.codeCandidates(typed)
 end
 
 ------------------------------------------------------------------------------------------------------------------
--- Block parser: a line-by-line port of src/core/parse-blocks.ts (the grammar is written there). Strict: anything it
+-- Block parser: a line-by-line port of src/presence/model/parse-blocks.ts (the grammar is written there). Strict: anything it
 -- accepts is exactly what the service sends; otherwise it returns nil and the first deviation.
 
 local NO_ACTIVITY_LINE = "No activity detected;"

@@ -1,7 +1,7 @@
 /** The operator commands (migrate, keys, codes, guilds): each returns its output lines; the last line is the result. */
 import { userInfo } from 'node:os'
 import type { CodeService } from '../codes/code-service.js'
-import { describeRefusal, isCode, type CodeAction } from '../core/codes.js'
+import { describeRefusal, isCode, type CodeAction } from '../codes/model/codes.js'
 import { createApiKeyRows } from '../mysql/api-key-rows.js'
 import type { StoredCode } from '../mysql/code-rows.js'
 import { createGuildWhitelistRows, type WhitelistedGuild } from '../mysql/guild-whitelist-rows.js'

@@ -5,7 +5,7 @@
  */
 import { createRedis } from '../redis/connection.js'
 import type { ProcessContext } from '../runtime/process-context.js'
-import { errorCode } from '../runtime/redis-watch.js'
+import { errorCode } from '../redis/redis-watch.js'
 
 /** How long a command waits for Redis to answer before it gives up. */
 export const CLI_REDIS_WAIT_MS = 3000

@@ -1,7 +1,7 @@
 /** Operator commands for delivery and safety: destinations, logs replay, watchlist, infractions. The last line is the result. */
-import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget } from '../core/destination.js'
-import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../core/log-categories.js'
-import { MAX_WATCH_REASON, PLATFORM_USER_ID } from '../core/watchlist.js'
+import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget } from '../delivery/model/destination.js'
+import { isLogCategory, LOG_CATEGORIES, type LogCategoryName } from '../queue/model/log-categories.js'
+import { MAX_WATCH_REASON, PLATFORM_USER_ID } from '../safety/model/watchlist.js'
 import { enableDestination, getDestination, listDestinations, setDestination, unsetDestination } from '../mysql/destination-rows.js'
 import { countDeliveryStates, replayEntries } from '../mysql/log-entry-rows.js'
 import { countInfractions, listInfractions, MAX_INFRACTION_PAGE, MAX_PARDON_REASON, pardonInfraction, type Infraction, type InfractionFilter } from '../mysql/infraction-rows.js'

@@ -1,10 +1,10 @@
 /**
  * `presence-link discord invite-url`: prints the OAuth2 URL that adds the bot to a server with the scopes and the
- * permissions it needs (src/gateway/bot-permissions.ts). The application id comes from --application-id or from
+ * permissions it needs (src/gateway/model/bot-permissions.ts). The application id comes from --application-id or from
  * DISCORD_TOKEN; the token itself is never printed. Touches neither MySQL, Redis nor Discord.
  */
-import { BOT_PERMISSIONS, permissionInteger } from '../gateway/bot-permissions.js'
-import { applicationIdFromToken, INVITE_SCOPES, inviteUrl, isDiscordId } from '../gateway/invite-url.js'
+import { BOT_PERMISSIONS, permissionInteger } from '../gateway/model/bot-permissions.js'
+import { applicationIdFromToken, INVITE_SCOPES, inviteUrl, isDiscordId } from '../gateway/model/invite-url.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { usage, type CommandOutput } from './command.js'
 

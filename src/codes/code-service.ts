@@ -6,7 +6,7 @@
  * code") still re-writes the copy from MySQL: a first attempt may have committed MySQL and then failed to reach Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { codeFromBytes, type ActionResult, type BindAttempt, type BindStatus, type CodeAction, type CodeRecord } from '../core/codes.js'
+import { codeFromBytes, type ActionResult, type BindAttempt, type BindStatus, type CodeAction, type CodeRecord } from './model/codes.js'
 import type { CodeRows, StoredCode } from '../mysql/code-rows.js'
 import type { NewLogEntry } from '../mysql/log-entry-rows.js'
 import type { Transactions } from '../mysql/transactions.js'

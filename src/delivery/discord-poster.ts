@@ -4,9 +4,9 @@
  * decides, so a 429 costs no retry attempt and every request first passes the shared rate gate.
  */
 import { DiscordAPIError, HTTPError, makeURLSearchParams, RateLimitError, REST, Routes } from 'discord.js'
-import type { DestinationTarget } from '../core/destination.js'
-import type { MessagePayload } from '../core/embeds.js'
-import { outcomeOfStatus, type SendOutcome } from '../core/send-outcome.js'
+import type { DestinationTarget } from './model/destination.js'
+import type { MessagePayload } from './model/embeds.js'
+import { outcomeOfStatus, type SendOutcome } from './model/send-outcome.js'
 import type { RateGate } from '../redis/delivery-rate-gate.js'
 
 /** Discord's API base when DISCORD_API is empty. */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../lib/logger.js'
 import type { CachedMessage, MessageCache } from '../redis/message-cache.js'
-import type { LogJob } from '../schemas/jobs.js'
+import type { LogJob } from '../queue/model/jobs.js'
 import type { IsWhitelisted } from './guild-whitelist.js'
 
 /** A Discord user object, the fields we use. */

@@ -3,9 +3,9 @@
  * (queue/notify.ts validates the notice and runs this for each one).
  */
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, DiscordAPIError, type Client } from 'discord.js'
-import { boundDm } from '../core/replies.js'
-import type { BoundNotice } from '../schemas/jobs.js'
-import { NOT_ME_PREFIX } from './command-definitions.js'
+import { boundDm } from './model/replies.js'
+import type { BoundNotice } from '../queue/model/jobs.js'
+import { NOT_ME_PREFIX } from './model/command-definitions.js'
 
 // Discord's "Cannot send messages to this user": the user closed DMs; retrying cannot help.
 const CANNOT_DM = 50007

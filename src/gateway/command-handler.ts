@@ -4,14 +4,14 @@
  */
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
-import { isCode, type CodeAction } from '../core/codes.js'
-import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from '../core/replies.js'
-import { PLATFORM_USER_ID } from '../core/watchlist.js'
+import { isCode, type CodeAction } from '../codes/model/codes.js'
+import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from './model/replies.js'
+import { PLATFORM_USER_ID } from '../safety/model/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
 import type { InfractionRows } from '../mysql/infraction-rows.js'
 import type { WatchlistRows } from '../mysql/watchlist-rows.js'
-import { NOT_ME_PREFIX } from './command-definitions.js'
+import { NOT_ME_PREFIX } from './model/command-definitions.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {

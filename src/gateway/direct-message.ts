@@ -1,6 +1,6 @@
 /** Sends a plain DM to a user and reports whether it arrived, so a staff reply can say when it did not. */
 import { DiscordAPIError, type Client } from 'discord.js'
-import type { DmOutcome } from '../core/replies.js'
+import type { DmOutcome } from './model/replies.js'
 import type { Logger } from '../lib/logger.js'
 
 // Discord's "Cannot send messages to this user": the user closed DMs from server members or blocked the bot.

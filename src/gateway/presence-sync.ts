@@ -16,8 +16,8 @@
  *   from before its cut again.
  */
 import { randomUUID } from 'node:crypto'
-import { presenceEntryOf, type RawPresence } from '../core/presence-of.js'
-import type { PresenceEntry } from '../core/presence-entry.js'
+import { presenceEntryOf, type RawPresence } from '../presence/model/presence-of.js'
+import type { PresenceEntry } from '../presence/model/presence-entry.js'
 import type { Logger } from '../lib/logger.js'
 import type { PresenceStore } from '../redis/presence-store.js'
 

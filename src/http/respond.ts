@@ -4,10 +4,10 @@
  * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
  */
 import type { Request, Response } from 'hyper-express'
-import { INVALIDATED_MESSAGE, isCode } from '../core/codes.js'
-import { ErrorCode } from '../core/error-codes.js'
-import type { FieldIssue } from '../schemas/fields.js'
-import type { BindJobResult } from '../schemas/jobs.js'
+import { INVALIDATED_MESSAGE, isCode } from '../codes/model/codes.js'
+import { ErrorCode } from './model/error-codes.js'
+import type { FieldIssue } from './model/fields.js'
+import type { BindJobResult } from '../queue/model/jobs.js'
 
 /** A response to send: status, body and extra headers. */
 export interface Reply {

@@ -9,7 +9,7 @@ export interface RequestCtx {
   route: string
   requestId: string
   ip: string
-  /** The key of the per-client limits: the IPv4 address or the IPv6 /64 of `ip` (core/client-key.ts). */
+  /** The key of the per-client limits: the IPv4 address or the IPv6 /64 of `ip` (http/model/client-key.ts). */
   client: string
   started: bigint
   /** RateLimit-* headers of the route's limit, set by the rate-limit check and added to whatever the reply is. */

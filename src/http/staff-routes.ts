@@ -5,14 +5,14 @@
  * small pool; they are rate-limited per IP like log, each with its own budget (RATE_LIMITS `info=`, `safety=`).
  */
 import type { Request, Response } from 'hyper-express'
-import { isCode } from '../core/codes.js'
-import { ErrorCode } from '../core/error-codes.js'
-import type { SafetyVerdict } from '../core/verdict.js'
+import { isCode } from '../codes/model/codes.js'
+import { ErrorCode } from './model/error-codes.js'
+import type { SafetyVerdict } from '../safety/model/verdict.js'
 import type { Logger } from '../lib/logger.js'
 import type { CodeInfo, SafetyCheckInput } from '../safety/safety-service.js'
 import { threatDetectionJob } from '../safety/threat-detection.js'
-import type { LogJob } from '../schemas/jobs.js'
-import { SafetyRequestSchema } from '../schemas/safety-request.js'
+import type { LogJob } from '../queue/model/jobs.js'
+import { SafetyRequestSchema } from './model/safety-request.js'
 import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
 import type { RouteKit } from './route-kit.js'
 

@@ -10,9 +10,9 @@ import type HyperExpress from 'hyper-express'
 import type { Request, Response, Websocket } from 'hyper-express'
 import * as v from 'valibot'
 import type { Config } from '../config.js'
-import { clientKey } from '../core/client-key.js'
-import { parseCodesPath } from '../core/codes-path.js'
-import { ErrorCode } from '../core/error-codes.js'
+import { clientKey } from './model/client-key.js'
+import { parseCodesPath } from '../codes/model/codes-path.js'
+import { ErrorCode } from './model/error-codes.js'
 import {
   MAX_BAD_MESSAGES,
   parseStreamView,
@@ -26,12 +26,12 @@ import {
   wsBlock,
   wsError,
   type StreamView,
-} from '../core/stream-protocol.js'
-import { unknownCodeBudgetMessage, unknownCodes } from '../core/unknown-codes.js'
+} from '../streams/model/stream-protocol.js'
+import { unknownCodeBudgetMessage, unknownCodes } from '../codes/model/unknown-codes.js'
 import type { Logger } from '../lib/logger.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
-import { StreamMessageSchema } from '../schemas/stream-message.js'
+import { StreamMessageSchema } from '../streams/model/stream-message.js'
 import type { StreamHub, StreamSink } from '../streams/stream-hub.js'
 import type { ClientIpResolver } from './client-ip.js'
 import { send, targetTooLong, textError, type Reply } from './respond.js'

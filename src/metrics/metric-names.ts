@@ -5,9 +5,9 @@
  * user ids or raw paths.
  */
 import { DEFAULT_RATE_LIMITS } from '../config.js'
-import { ErrorCode } from '../core/error-codes.js'
+import { ErrorCode } from '../http/model/error-codes.js'
 import { QueueName } from '../queue/names.js'
-import { LOG_CATEGORIES } from '../core/log-categories.js'
+import { LOG_CATEGORIES } from '../queue/model/log-categories.js'
 
 /** Prefix of every service metric (the default Node metrics keep their standard names). */
 export const METRIC_PREFIX = 'presence_link_'

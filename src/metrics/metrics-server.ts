@@ -1,7 +1,7 @@
 /** A process's `/metrics`, `/healthz` and `/readyz` endpoints on its own port (node:http, apart from the API server). */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { listenOrExplain } from '../runtime/listen-port.js'
+import { listenOrExplain } from '../lib/listen-port.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 
 /** Anything that renders the text format: a prom-client Registry, or the cluster aggregation. */

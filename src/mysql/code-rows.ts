@@ -1,7 +1,7 @@
 /** Every query on `codes`, and the one row shape of a stored code. Callers that need a transaction pass it as `db`. */
 import { sql, type Kysely, type Selectable } from 'kysely'
-import type { VersionedCode } from '../core/code-record.js'
-import type { CodeRecord } from '../core/codes.js'
+import type { VersionedCode } from '../codes/model/code-record.js'
+import type { CodeRecord } from '../codes/model/codes.js'
 import { hasErrno, MysqlErrno } from './connection.js'
 import type { CodesTable, Database, Db } from './schema.js'
 

@@ -4,6 +4,7 @@
  */
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createConnection, createPool } from 'mysql2'
+import type { DependencyCheck } from '../health/readiness.js'
 import type { Database } from './schema.js'
 
 /** Connection settings parsed from DATABASE_URL. */
@@ -97,5 +98,13 @@ export async function mysqlAnswers(db: Kysely<Database>): Promise<void> {
     await sql`SELECT 1`.execute(db)
   } catch (err) {
     throw new Error(mysqlErrorReason(err), { cause: err })
+  }
+}
+
+/** MySQL answers `SELECT 1` on `db`; the reason of a failure is the server's (`Access denied for user ...`). */
+export function mysqlCheck(db: Kysely<Database>): DependencyCheck {
+  return async () => {
+    await mysqlAnswers(db)
+    return true
   }
 }

@@ -4,8 +4,8 @@
  * destination is disabled after a 401/403/404 and enabled again by `destinations retry` or a new target.
  */
 import type { Kysely, Selectable } from 'kysely'
-import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from '../core/destination.js'
-import type { LogCategoryName } from '../core/log-categories.js'
+import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from '../delivery/model/destination.js'
+import type { LogCategoryName } from '../queue/model/log-categories.js'
 import type { Database, LogDestinationsTable } from './schema.js'
 
 /** A stored destination. */

@@ -3,8 +3,8 @@
  * (reading pending entries in order, recording what became of them, replays). Callers own any transaction.
  */
 import { sql, type Kysely } from 'kysely'
-import type { EntryView } from '../core/embeds.js'
-import type { LogCategoryName } from '../core/log-categories.js'
+import type { EntryView } from '../delivery/model/embeds.js'
+import type { LogCategoryName } from '../queue/model/log-categories.js'
 import { hasErrno, MysqlErrno } from './connection.js'
 import type { Database, Db, DeliveryState } from './schema.js'
 

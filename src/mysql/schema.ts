@@ -1,7 +1,7 @@
 /** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL): each row shape, once. */
 import type { ColumnType, Generated, Kysely, RawBuilder, Transaction } from 'kysely'
-import type { CodeState } from '../core/codes.js'
-import type { LogCategoryName } from '../core/log-categories.js'
+import type { CodeState } from '../codes/model/codes.js'
+import type { LogCategoryName } from '../queue/model/log-categories.js'
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>
 

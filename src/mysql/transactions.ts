@@ -1,10 +1,10 @@
 /**
  * The transactions that span tables, each behind one method: a code transition under its row lock together with
- * the moderation entry it writes (the pure transition from core/codes.ts decides inside the lock), and a log entry
+ * the moderation entry it writes (the pure transition from codes/model/codes.ts decides inside the lock), and a log entry
  * stored together with the infraction it makes. The Redis write-through after the commit is the caller's.
  */
 import type { Kysely } from 'kysely'
-import { applyAction, decideBind, type ActionResult, type BindAttempt, type BindDecision, type CodeAction, type CodeRecord } from '../core/codes.js'
+import { applyAction, decideBind, type ActionResult, type BindAttempt, type BindDecision, type CodeAction, type CodeRecord } from '../codes/model/codes.js'
 import { findCode, findLiveCodeOfUser, updateCode, type StoredCode } from './code-rows.js'
 import { insertInfraction } from './infraction-rows.js'
 import { insertLogEntry, type NewLogEntry } from './log-entry-rows.js'

@@ -1,6 +1,6 @@
 /** Every query on `watchlist`: platform (Roblox) user ids staff want reviewed by the safety check. */
 import type { Kysely, Selectable } from 'kysely'
-import { MAX_WATCH_REASON } from '../core/watchlist.js'
+import { MAX_WATCH_REASON } from '../safety/model/watchlist.js'
 import type { Database, Db, WatchlistTable } from './schema.js'
 
 /** One watched user. */

@@ -7,7 +7,7 @@
 import type { EventEmitter } from 'node:events'
 import { Job, type Queue, type QueueEvents } from 'bullmq'
 import * as v from 'valibot'
-import { BindJobResultSchema, type BindJob, type BindJobResult } from '../schemas/jobs.js'
+import { BindJobResultSchema, type BindJob, type BindJobResult } from './model/jobs.js'
 import { JobName } from './names.js'
 
 /** Few attempts: the caller waits, and a retried bind is safe (the same account gets already_bound). */

@@ -5,7 +5,7 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq'
 import * as v from 'valibot'
-import { PermanentFailure } from '../core/permanent-failure.js'
+import { PermanentFailure } from './model/permanent-failure.js'
 
 /** What a processor may know about its job besides the data. */
 export interface JobMeta {

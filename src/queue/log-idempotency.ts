@@ -4,7 +4,7 @@
  * the fingerprint is a hash of the event, to tell a retry from a different event reusing the key.
  */
 import { createHash } from 'node:crypto'
-import type { LogJob } from '../schemas/jobs.js'
+import type { LogJob } from './model/jobs.js'
 
 /** The log job id for an idempotency key of an API key: `idem-` and 64 hex digits (BullMQ ids may not contain `:`). */
 export function idempotentLogJobId(apiKeyId: string, idempotencyKey: string): string {

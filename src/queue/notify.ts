@@ -4,7 +4,7 @@
  */
 import { Worker, type Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { BoundNoticeSchema, type BoundNotice } from '../schemas/jobs.js'
+import { BoundNoticeSchema, type BoundNotice } from './model/jobs.js'
 import { createJobProcessor } from './job-processor.js'
 import { JobName, QueueName } from './names.js'
 import { workerRetryOptions } from './retries.js'

@@ -1,7 +1,7 @@
 /** BullMQ queue handles (producers) and the job defaults: retries chosen by the kind of failure, bounded history. */
 import { Queue, QueueEvents, type DefaultJobOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { LogJob } from '../schemas/jobs.js'
+import type { LogJob } from './model/jobs.js'
 import type { JobName, QueueName } from './names.js'
 import { BACKOFF_BY_FAILURE_KIND, UNLIMITED_ATTEMPTS } from './retries.js'
 

@@ -1,10 +1,10 @@
 /**
  * How every BullMQ worker of the service retries and recovers jobs: the backoff strategy that asks
- * core/failure-kind.ts whether a failure is permanent, infrastructure or unknown, and the lock and stalled-job
+ * queue/model/failure-kind.ts whether a failure is permanent, infrastructure or unknown, and the lock and stalled-job
  * settings that hand a killed worker's jobs to another within seconds.
  */
 import type { WorkerOptions } from 'bullmq'
-import { failureKind, retryDelay, RETRY_POLICY, type RetryPolicy } from '../core/failure-kind.js'
+import { failureKind, retryDelay, RETRY_POLICY, type RetryPolicy } from './model/failure-kind.js'
 
 /** The custom backoff type of the service's jobs; the workers' `settings.backoffStrategy` computes it. */
 export const BACKOFF_BY_FAILURE_KIND = 'by-failure-kind'

@@ -1,5 +1,5 @@
 /**
- * Follows the change feed (`{p}:feed`, core/feed-message.ts) on a dedicated subscriber connection.
+ * Follows the change feed (`{p}:feed`, redis/model/feed-message.ts) on a dedicated subscriber connection.
  *
  * The feed is live only between a confirmed SUBSCRIBE and the next loss of the connection: messages published while
  * a follower is not subscribed are lost, so a follower that caches views must drop them all when the feed stops
@@ -8,7 +8,7 @@
  * it delivers before then are ignored, which is safe because a follower caches nothing read before it turned live.
  */
 import type { Redis } from 'ioredis'
-import { decodeFeedMessage, type FeedChange } from '../core/feed-message.js'
+import { decodeFeedMessage, type FeedChange } from './model/feed-message.js'
 import type { RedisKeys } from './keys.js'
 
 /** A follower of the change feed. */

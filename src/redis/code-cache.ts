@@ -5,8 +5,8 @@
  * in the same script.
  */
 import type { Redis } from 'ioredis'
-import { encodeCachedCode, type VersionedCode } from '../core/code-record.js'
-import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
+import { encodeCachedCode, type VersionedCode } from '../codes/model/code-record.js'
+import { encodeFeedAll, encodeFeedCodes } from './model/feed-message.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 import { execAll } from './multi.js'

@@ -2,8 +2,8 @@
  * The read path of callbacks and rpc (and of streams): the near cache first, then, for the codes it does not hold,
  * plain commands sent together whatever the number of codes:
  *
- * - HMGET `{p}:codes` CODE...            the cached code records (core/code-record.ts)
- * - HMGET `{p}:presence` CODE...         the presences, keyed by code (core/presence-entry.ts)
+ * - HMGET `{p}:codes` CODE...            the cached code records (codes/model/code-record.ts)
+ * - HMGET `{p}:presence` CODE...         the presences, keyed by code (presence/model/presence-entry.ts)
  *
  * Shard liveness comes from the marks watcher (shard-marks.ts), judged when the view is made, never from the cache.
  * Without a near cache (or while the feed is not live) every code is read from Redis.
@@ -13,10 +13,10 @@
  * of Redis. Redis is the one part every front shares, so its time is what bounds a deployment.
  */
 import type { Redis } from 'ioredis'
-import type { CodeView } from '../core/blocks.js'
-import { decodeCachedCode } from '../core/code-record.js'
-import { nearView, type NearCache, type NearEntry } from '../core/near-cache.js'
-import { decodePresence } from '../core/presence-entry.js'
+import type { CodeView } from '../presence/model/blocks.js'
+import { decodeCachedCode } from '../codes/model/code-record.js'
+import { nearView, type NearCache, type NearEntry } from '../presence/model/near-cache.js'
+import { decodePresence } from '../presence/model/presence-entry.js'
 import type { RedisKeys } from './keys.js'
 import type { ShardMarks } from './shard-marks.js'
 

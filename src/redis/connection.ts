@@ -1,5 +1,9 @@
-/** Redis connections, shaped per use: commands fail fast for request paths, block forever for BullMQ workers. */
+/**
+ * Redis connections, shaped per use: commands fail fast for request paths, block forever for BullMQ workers; and the
+ * readiness check of one.
+ */
 import { Redis } from 'ioredis'
+import { CHECK_TIMEOUT_MS, type DependencyCheck } from '../health/readiness.js'
 
 /** The longest pause between two reconnect attempts (a local TCP connect costs next to nothing). */
 export const RECONNECT_CAP_MS = 500
@@ -44,4 +48,36 @@ export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void>
     }
     redis.on('ready', onReady)
   })
+}
+
+/** Resolves at `redis`'s next `ready` or `error`, or after `ms`. */
+function firstOutcome(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      redis.off('ready', done)
+      redis.off('error', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    redis.once('ready', done)
+    redis.once('error', done)
+  })
+}
+
+/**
+ * Redis answers PING on `redis` (a fail-fast connection: a disconnected one fails at once, with the connection's
+ * last error as the reason).
+ */
+export function redisCheck(redis: Redis): DependencyCheck {
+  let lastError = ''
+  redis.on('error', (err: Error) => {
+    lastError = err.message || (err as { code?: string }).code || err.name
+  })
+  return async () => {
+    // A connection opened a moment ago is still connecting: wait for its first outcome rather than report "connecting".
+    if (redis.status !== 'ready' && lastError === '') await firstOutcome(redis, CHECK_TIMEOUT_MS - 500)
+    if (redis.status !== 'ready') throw new Error(lastError === '' ? `not connected (${redis.status})` : lastError)
+    return (await redis.ping()) === 'PONG'
+  }
 }

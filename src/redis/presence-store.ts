@@ -6,8 +6,8 @@
  * activity. Marks are written by scripts/shard-mark.lua on Redis's clock, so no host's clock matters.
  */
 import type { Redis } from 'ioredis'
-import { encodeFeedAll, encodeFeedCodes } from '../core/feed-message.js'
-import { decodePresence, encodePresence, type PresenceEntry } from '../core/presence-entry.js'
+import { encodeFeedAll, encodeFeedCodes } from './model/feed-message.js'
+import { decodePresence, encodePresence, type PresenceEntry } from '../presence/model/presence-entry.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 import { execAll } from './multi.js'

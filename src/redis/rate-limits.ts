@@ -22,7 +22,7 @@ export type RateLimitOutcome =
   | { ok: true; state?: RateLimitState }
   | { ok: false; retryAfterSeconds: number; limit: number; windowSeconds: number; state: RateLimitState }
 
-/** Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, core/client-key.ts); throws only when Redis fails. */
+/** Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, http/model/client-key.ts); throws only when Redis fails. */
 export type RateLimitCheck = (route: LimitedRoute, client: string) => Promise<RateLimitOutcome>
 
 /** Creates the checker; `limits` null means rate limiting is off (benchmarks). */

@@ -4,7 +4,7 @@
  * The front calls it only when a request has unknown codes, so a game server polling linked codes never pays for it.
  */
 import type { Redis } from 'ioredis'
-import { UNKNOWN_CODE_WINDOW_SECONDS } from '../core/unknown-codes.js'
+import { UNKNOWN_CODE_WINDOW_SECONDS } from '../codes/model/unknown-codes.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 
@@ -13,7 +13,7 @@ export type UnknownCodeOutcome =
   | { ok: true }
   | { ok: false; retryAfterSeconds: number; budget: number; windowSeconds: number; firstRefusal: boolean }
 
-/** Spends the budget of `client` (see core/client-key.ts) for these distinct unknown codes; throws only when Redis fails. */
+/** Spends the budget of `client` (see http/model/client-key.ts) for these distinct unknown codes; throws only when Redis fails. */
 export type UnknownCodeBudget = (client: string, unknownCodes: readonly string[]) => Promise<UnknownCodeOutcome>
 
 /** Creates the budget check; null when `budget` is 0 (off). */

@@ -16,7 +16,7 @@ import cluster from 'node:cluster'
  * environment): the gateway when Discord refuses its token or intents. `serve` stops with it at a first start.
  */
 export const CONFIG_REFUSED_EXIT = 78
-import type { TakenPort } from './listen-port.js'
+import type { TakenPort } from '../lib/listen-port.js'
 
 const PART_STARTED = 'presence-link:part-started'
 const PART_WAITING = 'presence-link:part-waiting'

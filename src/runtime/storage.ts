@@ -1,18 +1,19 @@
-/** Opens MySQL and Redis for a process and registers their close; prepares the schema and the Redis copies. */
+/** Opens MySQL and Redis for a process and registers their close; prepares the schema and keeps the Redis copies. */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import type { Registry } from 'prom-client'
-import { listAllCodes } from '../mysql/code-rows.js'
 import { createDatabase, ensureDatabase } from '../mysql/connection.js'
 import { migrateToLatest } from '../mysql/migrate.js'
 import type { Database } from '../mysql/schema.js'
-import { createCodeCache, type CodeCache } from '../redis/code-cache.js'
+import type { CodeCache } from '../redis/code-cache.js'
+import { createCopyStore } from '../redis/copy-store.js'
+import { createCopySource } from '../mysql/copy-source.js'
+import { keepCopies, prepareCopies, type CopyKeeperDeps, type KeepCopiesOptions } from '../copies/copy-keeper.js'
 import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
 import { reconnectWhenSilent } from '../redis/silence-watch.js'
 import type { ProcessContext } from './process-context.js'
-import { startReconciler, type Reconciler, type ReconcilerOptions } from './reconciler.js'
-import { watchRedisClient } from './redis-watch.js'
-import { buildApiKeyService } from './services.js'
+import type { Reconciler } from '../copies/reconciler.js'
+import { watchRedisClient } from '../redis/redis-watch.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
 export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate = true): Promise<Kysely<Database>> {
@@ -55,60 +56,27 @@ export function openDatabaseLazily(ctx: ProcessContext, poolSize: number): Kysel
   return db
 }
 
-/** Rebuilds the Redis copies of codes and API keys from MySQL when they are missing; returns the cache. */
+/** Both sides of the Redis copies over this process's database and Redis connection. */
+export function copiesOf(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): CopyKeeperDeps {
+  return {
+    source: createCopySource(db),
+    store: createCopyStore(redis, ctx.keys),
+    log: ctx.log,
+    redisDown: () => ctx.redisWatch.downClients().length > 0,
+  }
+}
+
+/** Rebuilds the Redis copies from MySQL when they are missing (copies/copy-keeper.ts); returns the code cache. */
 export async function prepareRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<CodeCache> {
-  const cache = createCodeCache(redis, ctx.keys)
-  // Keys first: the code cache's built marker is written last, so a crash in between redoes both.
-  const keys = await buildApiKeyService(db, redis, ctx.keys).sync()
-  ctx.log.info({ keys }, 'API keys synced to Redis')
-  if (await cache.ensureBuilt(() => listAllCodes(db))) ctx.log.info('code cache rebuilt from MySQL')
-  return cache
+  const copies = copiesOf(ctx, db, redis)
+  await prepareCopies(copies)
+  return copies.store.codes
 }
 
-/** Options of keepRedisCopies. */
-export interface KeepCopiesOptions {
-  /** How often the built marker is checked. */
-  everyMs?: number
-  /** Where the reconciler's repair counter is registered. */
-  metrics?: Registry
-  /** The reconciler's timing (runtime/reconciler.ts). */
-  reconcile?: ReconcilerOptions
-}
-
-/**
- * Keeps the Redis copies converging on MySQL: rebuilds them whenever their built marker disappears (Redis restarted
- * empty, or was flushed), so game servers are not locked out and codes do not read as unknown until some process
- * restarts, and runs the reconciler (runtime/reconciler.ts), which repairs any other drift within seconds.
- */
-export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, options: KeepCopiesOptions = {}): Reconciler {
-  let running = false
-  const timer = setInterval(() => {
-    if (running) return
-    running = true
-    createCodeCache(redis, ctx.keys)
-      .isBuilt()
-      .then(async (built) => {
-        if (!built) {
-          ctx.log.warn('the Redis copies are gone (Redis restarted empty?); rebuilding them from MySQL')
-          await prepareRedisCopies(ctx, db, redis)
-        }
-      })
-      .catch((err: Error) => {
-        // While Redis is down the outage is already logged once; this would repeat it every few seconds.
-        if (ctx.redisWatch.downClients().length === 0) ctx.log.warn({ err: err.message }, 'could not check the Redis copies')
-      })
-      .finally(() => {
-        running = false
-      })
-  }, options.everyMs ?? 5000)
-  timer.unref()
-  const reconciler = startReconciler(
-    { db, redis, keys: ctx.keys, log: ctx.log, ...(options.metrics === undefined ? {} : { metrics: options.metrics }) },
-    options.reconcile,
-  )
-  ctx.shutdown.register('redis-copies', () => {
-    clearInterval(timer)
-    reconciler.stop()
-  })
-  return reconciler
+/** Keeps the Redis copies converging on MySQL (copies/copy-keeper.ts) until shutdown. */
+export function keepRedisCopies(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, options: KeepCopiesOptions & { metrics?: Registry } = {}): Reconciler {
+  const { metrics, ...timing } = options
+  const kept = keepCopies({ ...copiesOf(ctx, db, redis), ...(metrics === undefined ? {} : { metrics }) }, timing)
+  ctx.shutdown.register('redis-copies', () => kept.stop())
+  return kept.reconciler
 }

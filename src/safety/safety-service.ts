@@ -1,6 +1,6 @@
 /** What the safety check and the info endpoint show, read through the rows of codes, infractions, the watchlist and destinations. */
-import type { CodeState } from '../core/codes.js'
-import { decideSafety, type SafetyFacts, type SafetyThresholds, type SafetyVerdict } from '../core/verdict.js'
+import type { CodeState } from '../codes/model/codes.js'
+import { decideSafety, type SafetyFacts, type SafetyThresholds, type SafetyVerdict } from './model/verdict.js'
 import type { CodeRows } from '../mysql/code-rows.js'
 import type { DestinationRows } from '../mysql/destination-rows.js'
 import type { InfractionPage, InfractionRows } from '../mysql/infraction-rows.js'

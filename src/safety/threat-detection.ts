@@ -1,6 +1,6 @@
 /** The Threat Detection log job of a `review` or `unsafe` safety verdict, pure (it fills the log job schema). */
-import type { SafetyVerdict } from '../core/verdict.js'
-import type { LogJob } from '../schemas/jobs.js'
+import type { SafetyVerdict } from './model/verdict.js'
+import type { LogJob } from '../queue/model/jobs.js'
 
 /** The player a Threat Detection entry is about. */
 export interface ThreatSubject {

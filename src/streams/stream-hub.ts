@@ -12,8 +12,8 @@
  * Reads of one code can overlap; each carries a sequence number and an older read never overwrites a newer one
  * (the lookup sends its commands in order on one connection, so a read sent later sees a later state).
  */
-import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../core/blocks.js'
-import type { StreamView } from '../core/stream-protocol.js'
+import { renderCallbackBlock, renderRpcBlock, type CodeView } from '../presence/model/blocks.js'
+import type { StreamView } from './model/stream-protocol.js'
 import type { ChangeFeed } from '../redis/change-feed.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
 import type { ShardMarks } from '../redis/shard-marks.js'

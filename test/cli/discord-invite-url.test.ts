@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import t from 'tap'
-import { BOT_PERMISSIONS, decodePermissions, permissionInteger } from '../../src/gateway/bot-permissions.js'
+import { BOT_PERMISSIONS, decodePermissions, permissionInteger } from '../../src/gateway/model/bot-permissions.js'
 import { buildApp } from '../helpers/built-app.js'
 
 t.setTimeout(240_000)

@@ -1,14 +1,14 @@
 /**
- * docs/discord.md shows exactly the code's tables (the permissions of src/gateway/bot-permissions.ts, the intents of
- * src/gateway/bot-intents.ts), the permission integer and invite URL the command prints, and the gateway's refusal
+ * docs/discord.md shows exactly the code's tables (the permissions of src/gateway/model/bot-permissions.ts, the intents of
+ * src/gateway/model/bot-intents.ts), the permission integer and invite URL the command prints, and the gateway's refusal
  * lines word for word: a change to one and not the other fails here.
  */
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { BOT_INTENTS, botIntents, intentBits } from '../../src/gateway/bot-intents.js'
-import { BOT_PERMISSIONS, permissionInteger } from '../../src/gateway/bot-permissions.js'
-import { refusalLine } from '../../src/gateway/discord-refusal.js'
-import { inviteUrl } from '../../src/gateway/invite-url.js'
+import { BOT_INTENTS, botIntents, intentBits } from '../../src/gateway/model/bot-intents.js'
+import { BOT_PERMISSIONS, permissionInteger } from '../../src/gateway/model/bot-permissions.js'
+import { refusalLine } from '../../src/gateway/model/discord-refusal.js'
+import { inviteUrl } from '../../src/gateway/model/invite-url.js'
 
 const doc = readFileSync(new URL('../../docs/discord.md', import.meta.url), 'utf8')
 

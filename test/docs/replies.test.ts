@@ -1,8 +1,8 @@
 /** docs/replies.md lists every reply and DM of the bot with its exact template, and nothing else. */
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { describeRefusal, INVALIDATED_MESSAGE, type ActionRefusal } from '../../src/core/codes.js'
-import { REPLIES, reply } from '../../src/core/replies.js'
+import { describeRefusal, INVALIDATED_MESSAGE, type ActionRefusal } from '../../src/codes/model/codes.js'
+import { REPLIES, reply } from '../../src/gateway/model/replies.js'
 
 const doc = readFileSync(new URL('../../docs/replies.md', import.meta.url), 'utf8')
 const ROW = /^\| `(\w+)` \| (.+?) \| `(.*)` \|$/

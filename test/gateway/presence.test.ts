@@ -1,7 +1,7 @@
 /** Presence sync through the real gateway and the sandbox: updates, resyncs, staleness and callbacks. */
 import t from 'tap'
-import { renderActivityGroups } from '../../src/core/activity.js'
-import { parseCallbacks } from '../../src/core/parse-blocks.js'
+import { renderActivityGroups } from '../../src/presence/model/activity.js'
+import { parseCallbacks } from '../../src/presence/model/parse-blocks.js'
 import { eventually, getText } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 

@@ -1,7 +1,7 @@
 /** GET /api/v1/callbacks and /api/v1/rpc over HTTP against the real stack. */
 import t from 'tap'
-import { renderActivityGroups, type ActivityInput } from '../../src/core/activity.js'
-import { parseCallbacks, parseRpc } from '../../src/core/parse-blocks.js'
+import { renderActivityGroups, type ActivityInput } from '../../src/presence/model/activity.js'
+import { parseCallbacks, parseRpc } from '../../src/presence/model/parse-blocks.js'
 import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
 import { eventually, getText, setShardMark, startStack, type Stack } from '../helpers/stack.js'
 

@@ -1,7 +1,7 @@
 /**
  * docker-compose.yml and the Dockerfile agree with the configuration: no default secrets, monitoring on loopback only,
  * and each app service gets exactly the variables its process reads (derived from the source by
- * test/helpers/config-reads.ts, declared in src/runtime/process-env.ts).
+ * test/helpers/config-reads.ts, declared in src/lib/process-env.ts).
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
 import { parseConfig } from '../../src/config.js'
-import { CONFIG_ENV, PROCESS_CONFIG, processEnv, type ComposeProcess } from '../../src/runtime/process-env.js'
+import { CONFIG_ENV, PROCESS_CONFIG, processEnv, type ComposeProcess } from '../../src/lib/process-env.js'
 import { configReads } from '../helpers/config-reads.js'
 import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
 
@@ -95,7 +95,7 @@ t.test('docker-compose.yml', async (t) => {
   })
 })
 
-t.test('src/runtime/process-env.ts', async (t) => {
+t.test('src/lib/process-env.ts', async (t) => {
   t.test("each process's list is what the code reachable from its entry point reads", async (t) => {
     for (const [name, entry] of Object.entries(ENTRIES) as Array<[ComposeProcess, string]>) {
       t.same([...PROCESS_CONFIG[name]].sort(), configReads(ROOT, entry), `${name} (${entry})`)

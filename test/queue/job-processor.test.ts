@@ -2,7 +2,7 @@
 import { Job } from 'bullmq'
 import t from 'tap'
 import * as v from 'valibot'
-import { PermanentFailure } from '../../src/core/permanent-failure.js'
+import { PermanentFailure } from '../../src/queue/model/permanent-failure.js'
 import { createJobProcessor, type JobMeta } from '../../src/queue/job-processor.js'
 import { createQueue } from '../../src/queue/queues.js'
 import { QueueName } from '../../src/queue/names.js'

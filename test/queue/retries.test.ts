@@ -6,7 +6,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { jobsCommand } from '../../src/cli/jobs-commands.js'
-import type { RetryPolicy } from '../../src/core/failure-kind.js'
+import type { RetryPolicy } from '../../src/queue/model/failure-kind.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { QueueName } from '../../src/queue/names.js'
 import { createQueue } from '../../src/queue/queues.js'

@@ -1,9 +1,9 @@
 /**
- * The change feed (src/redis/change-feed.ts, core/feed-message.ts): every write that changes a block announces its
+ * The change feed (src/redis/change-feed.ts, redis/model/feed-message.ts): every write that changes a block announces its
  * code in the same MULTI, and a follower knows exactly when it may have missed something.
  */
 import t from 'tap'
-import type { FeedChange } from '../../src/core/feed-message.js'
+import type { FeedChange } from '../../src/redis/model/feed-message.js'
 import { followChangeFeed } from '../../src/redis/change-feed.js'
 import { createRedis } from '../../src/redis/connection.js'
 import { eventually, startStack } from '../helpers/stack.js'

@@ -4,9 +4,9 @@
  * the moment a mark lapses.
  */
 import t from 'tap'
-import { renderActivityGroups } from '../../src/core/activity.js'
-import { renderCallbackBlock } from '../../src/core/blocks.js'
-import { createNearCache } from '../../src/core/near-cache.js'
+import { renderActivityGroups } from '../../src/presence/model/activity.js'
+import { renderCallbackBlock } from '../../src/presence/model/blocks.js'
+import { createNearCache } from '../../src/presence/model/near-cache.js'
 import { createCodeLookup } from '../../src/redis/code-lookup.js'
 import { watchShardMarks } from '../../src/redis/shard-marks.js'
 import { startStack } from '../helpers/stack.js'

@@ -3,7 +3,7 @@
  * blocks, changes written through the presence store and the code service, errors and every limit.
  */
 import t from 'tap'
-import { renderActivityGroups } from '../../src/core/activity.js'
+import { renderActivityGroups } from '../../src/presence/model/activity.js'
 import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
 import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
 import { openSse, openWs, type SseClient, type WsClient } from '../helpers/stream-clients.js'

@@ -7,12 +7,12 @@
   code's missing holder entry is restored (a retried command re-writes what it may have failed to write).
 
     Input:
-      KEYS[1] codes hash, {p}:codes (field = CODE, value = core/code-record.ts encoding, version last)
+      KEYS[1] codes hash, {p}:codes (field = CODE, value = codes/model/code-record.ts encoding, version last)
       KEYS[2] holders hash, {p}:holders (field = chat user id, value = live CODE)
       KEYS[3] presence hash, {p}:presence (field = CODE)
 
       ARGV[1] change feed channel, {p}:feed
-      ARGV[2] feed message (core/feed-message.ts) published when anything changed; '' publishes nothing
+      ARGV[2] feed message (redis/model/feed-message.ts) published when anything changed; '' publishes nothing
       ARGV[3..] groups of four per record: CODE, version, chat user id, encoded record
 
     Output:

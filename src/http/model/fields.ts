@@ -1,0 +1,79 @@
+/** Field rules shared by the request schemas, with the limits documented in docs/api.md. */
+import * as v from 'valibot'
+import { CODE_FORMAT_TEXT, CODE_PATTERN } from '../../codes/model/codes.js'
+
+/** Field length limits (characters). */
+export const FieldLimit = {
+  eventType: 64,
+  description: 4000,
+  issuedBy: 100,
+  username: 20,
+} as const
+
+// C0 and C1 control characters other than tab and line feed/carriage return (which descriptions may contain).
+const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/
+const ANY_CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/
+
+/** A code: exactly 4 characters A-Z or 0-9. The one code schema every request and job schema uses. */
+export const CodeSchema = v.pipe(v.string('must be a string'), v.regex(CODE_PATTERN, `must be ${CODE_FORMAT_TEXT}`))
+
+/** A Roblox username: 3-20 letters, digits or underscores. */
+export const PlatformUsernameSchema = v.pipe(
+  v.string('must be a string'),
+  v.regex(/^[A-Za-z0-9_]{3,20}$/, 'must be a Roblox username: 3-20 letters, digits or _'),
+)
+
+/** A positive whole number that fits a JSON number exactly. */
+export const PlatformUserIdSchema = v.pipe(
+  v.number('must be a number'),
+  v.integer('must be a whole number'),
+  v.minValue(1, 'must be positive'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, 'is too large'),
+)
+
+/** A single-line label of 1..max characters. */
+export function labelSchema(max: number) {
+  return v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(max, `must be at most ${max} characters`),
+    v.check((s) => !ANY_CONTROL.test(s), 'must not contain control characters or line breaks'),
+  )
+}
+
+/** Free text of 1..max characters; tabs and line breaks allowed, other control characters not. */
+export function textSchema(max: number) {
+  return v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.check((s) => s.trim().length > 0, 'must not be blank'),
+    v.maxLength(max, `must be at most ${max} characters`),
+    v.check((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), 'must not contain control characters'),
+  )
+}
+
+/** An optional field: absent or null both mean "not given". */
+export function optionalField<T extends v.GenericSchema>(schema: T) {
+  return v.optional(v.nullable(schema))
+}
+
+/** One validation problem as the API reports it. */
+export interface FieldIssue {
+  field: string
+  message: string
+}
+
+/** Flattens valibot issues into `{field, message}` pairs, one per field. */
+export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
+  const seen = new Set<string>()
+  const out: FieldIssue[] = []
+  for (const issue of issues) {
+    const field = v.getDotPath(issue) ?? 'body'
+    if (seen.has(field)) continue
+    seen.add(field)
+    const message = issue.received === 'undefined' && issue.kind === 'schema' ? 'is required' : issue.message
+    out.push({ field, message })
+  }
+  return out
+}
