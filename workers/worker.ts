@@ -5,11 +5,12 @@
 import { createDependencyGauge } from '../src/metrics/dependency-metrics.js'
 import { createMetricsRegistry } from '../src/metrics/registry.js'
 import { startMetricsServer } from '../src/metrics/metrics-server.js'
-import { ensureDatabase } from '../src/mysql/connection.js'
+import { ensureDatabase, mysqlCheck } from '../src/mysql/connection.js'
 import { CONSUMERS, startConsumers, type ConsumerName } from '../src/runtime/consumers.js'
 import { announceStarted } from '../src/runtime/part-started.js'
 import { runProcess } from '../src/runtime/process-context.js'
-import { createReadiness, keepCheckingReadiness, mysqlCheck, partReadyCheck, redisCheck, waitForDependencies } from '../src/runtime/readiness.js'
+import { createReadiness, keepCheckingReadiness, partReadyCheck, waitForDependencies } from '../src/health/readiness.js'
+import { redisCheck } from '../src/redis/connection.js'
 import { openDatabaseLazily, openRedis } from '../src/runtime/storage.js'
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'))

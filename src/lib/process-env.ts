@@ -1,7 +1,7 @@
 /**
  * Which environment variables each process that docker-compose.yml runs needs, so compose can pass exactly those.
  * CONFIG_ENV says which variables make each Config field (a field checked against another variable lists both);
- * PROCESS_CONFIG lists the Config fields each process reads. test/ops/compose.test.ts derives those fields again from
+ * PROCESS_CONFIG lists the Config fields each process reads. test/docker-compose.test.ts derives those fields again from
  * the source (every file the entry point imports, searched for `config.field`) and checks them against this list,
  * and checks each compose service's `environment` against {@link processEnv}.
  */

@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { COMMANDS } from '../../src/cli/command-table.js'
-import { buildApp } from '../helpers/built-app.js'
-import { freePort } from '../helpers/scratch.js'
-import { startStack, type Stack } from '../helpers/stack.js'
+import { COMMANDS } from '../src/cli/command-table.js'
+import { buildApp } from './helpers/built-app.js'
+import { freePort } from './helpers/scratch.js'
+import { startStack, type Stack } from './helpers/stack.js'
 
 // Building the CLI once and running some 60 children costs about a minute of CPU; on a loaded 2-core machine that
 // has reached tap's default 120 s per file, so this file gets more.
@@ -124,7 +124,7 @@ t.test('--help of every command exits 0 and prints its usage; presence-link --he
 })
 
 t.test('--version prints the version in the package.json beside dist/', async (t) => {
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
   t.same(await run(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' })
 })
 

@@ -7,9 +7,9 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
+import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
 
 /** Runs one Lua scenario and returns its JSON line. */
 function lua(script: string, env: Record<string, string>): Promise<any> {

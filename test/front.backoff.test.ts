@@ -2,7 +2,7 @@
  * The front's cluster primary backs off a worker that keeps dying (src/front.ts): here the one worker is killed once
  * the front listens, another program takes the port without SO_REUSEPORT meanwhile, and every fork then dies at start;
  * the primary waits 0.5, 1, 2 s (doubling up to 30 s) between forks instead of forking in a tight loop. (A port taken
- * before the front starts stops it instead: test/serve-ports.test.ts.)
+ * before the front starts stops it instead: test/serve.ports.test.ts.)
  */
 import { createServer, type Server } from 'node:net'
 import t from 'tap'

@@ -8,12 +8,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
-import { parseConfig } from '../../src/config.js'
-import { CONFIG_ENV, PROCESS_CONFIG, processEnv, type ComposeProcess } from '../../src/lib/process-env.js'
-import { configReads } from '../helpers/config-reads.js'
-import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
+import { parseConfig } from '../src/config.js'
+import { CONFIG_ENV, PROCESS_CONFIG, processEnv, type ComposeProcess } from '../src/lib/process-env.js'
+import { configReads } from './helpers/config-reads.js'
+import { run, skipUnlessTool, which } from './helpers/ops-tools.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 /** The secrets compose must be given: it has no default for them. */
 const REQUIRED = { MYSQL_PASSWORD: 'pw-for-test', MYSQL_ROOT_PASSWORD: 'root-pw-for-test', GRAFANA_ADMIN_PASSWORD: 'grafana-pw-for-test', DISCORD_TOKEN: 'token-for-test' }

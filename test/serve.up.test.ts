@@ -3,7 +3,7 @@
  * the gateway have started. Before, it was said as soon as the front answered, while the worker could still be
  * starting (its /readyz said 503 "starting"), so a bind sent on the word "up" waited on nobody.
  * The worker is held off before its entry runs by a module preloaded with NODE_OPTIONS (a taken port, used before,
- * now stops serve at a part's first start: test/serve-ports.test.ts).
+ * now stops serve at a part's first start: test/serve.ports.test.ts).
  */
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'

@@ -7,13 +7,13 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { INVALIDATED_MESSAGE } from '../../src/codes/model/codes.js'
-import { parseCallbacks, parseRpc } from '../../src/presence/model/parse-blocks.js'
-import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
-import { eventually, getText, startStack } from '../helpers/stack.js'
+import { INVALIDATED_MESSAGE } from '../../../src/codes/model/codes.js'
+import { parseCallbacks, parseRpc } from '../../../src/presence/model/parse-blocks.js'
+import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
+import { eventually, getText, startStack } from '../../helpers/stack.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const fixtures = fileURLToPath(new URL('../fixtures', import.meta.url))
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+const fixtures = fileURLToPath(new URL('../../fixtures', import.meta.url))
 
 const MESSAGES = {
   bound: 'Linked! Your Discord activity now shows in this game.',
@@ -80,7 +80,7 @@ t.test('the shared tables: the Lua normalizer and parser agree with the TypeScri
 
 t.test('against the real service and the Discord sandbox', async (t) => {
   // One stream per client: the watch test holds it, so the module's own stream is refused (the stream itself is
-  // tested in roblox-stream.test.ts).
+  // tested in PresenceLink.streams.test.ts).
   const g: GatewayStack = await startGatewayStack(t, { env: { STREAM_MAX_PER_CLIENT: '1' } })
   const api = g.stack.api
   const player = { USERNAME: 'Lua_Player', USER_ID: '4242' }
