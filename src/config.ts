@@ -163,35 +163,22 @@ function destinationProblem(input: unknown, name: DestinationVariable): string |
   return parsed.ok ? null : parsed.message
 }
 
-const destinationMessage = (input: unknown, name: DestinationVariable) => `${name} ${destinationProblem(input, name) ?? 'is invalid'}`
-
 // A webhook on the DISCORD_API host is trusted too, so each destination is checked together with DISCORD_API.
+const destinationCheck = (name: DestinationVariable) =>
+  v.forward<v.InferOutput<typeof EnvEntries>, v.BaseIssue<unknown>, [DestinationVariable]>(
+    v.partialCheck(
+      [[name], ['DISCORD_API']],
+      (env) => destinationProblem(env, name) === null,
+      (issue) => `${name} ${destinationProblem(issue.input, name) ?? 'is invalid'}`,
+    ),
+    [name],
+  )
+
 const EnvSchema = v.pipe(
   EnvEntries,
-  v.forward(
-    v.partialCheck(
-      [['LOG_DESTINATION_SERVER'], ['DISCORD_API']],
-      (env) => destinationProblem(env, 'LOG_DESTINATION_SERVER') === null,
-      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_SERVER'),
-    ),
-    ['LOG_DESTINATION_SERVER'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['LOG_DESTINATION_INGAME'], ['DISCORD_API']],
-      (env) => destinationProblem(env, 'LOG_DESTINATION_INGAME') === null,
-      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_INGAME'),
-    ),
-    ['LOG_DESTINATION_INGAME'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['LOG_DESTINATION_MODERATION'], ['DISCORD_API']],
-      (env) => destinationProblem(env, 'LOG_DESTINATION_MODERATION') === null,
-      (issue) => destinationMessage(issue.input, 'LOG_DESTINATION_MODERATION'),
-    ),
-    ['LOG_DESTINATION_MODERATION'],
-  ),
+  destinationCheck('LOG_DESTINATION_SERVER'),
+  destinationCheck('LOG_DESTINATION_INGAME'),
+  destinationCheck('LOG_DESTINATION_MODERATION'),
   v.forward(
     v.partialCheck(
       [['SAFETY_REVIEW_INFRACTIONS'], ['SAFETY_UNSAFE_INFRACTIONS']],

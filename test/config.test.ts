@@ -74,3 +74,41 @@ t.test('NODE_ENV and SANDBOX decide whether serve may use the sandbox', async (t
   t.ok(dev.ok && !dev.config.production && dev.config.sandbox === 'off')
   t.same(parseConfig({ SANDBOX: 'yes' }), { ok: false, problems: ['SANDBOX: SANDBOX must be on, off or auto'] })
 })
+
+t.test('each LOG_DESTINATION_* is checked on its own, with DISCORD_API, in the order of the variables', async (t) => {
+  const hook = 'https://discord.com/api/webhooks/100000000000000001/tok'
+  const r = parseConfig({
+    PORT: 'x',
+    LOG_DESTINATION_SERVER: 'nope',
+    LOG_DESTINATION_INGAME: 'https://evil.example/api/webhooks/100000000000000001/tok',
+    LOG_DESTINATION_MODERATION: `${hook}?x=1`,
+    SAFETY_REVIEW_INFRACTIONS: '5',
+    SAFETY_UNSAFE_INFRACTIONS: '2',
+  })
+  t.same(r, {
+    ok: false,
+    problems: [
+      'PORT: PORT must be a whole number',
+      'LOG_DESTINATION_SERVER: LOG_DESTINATION_SERVER must be a Discord channel id (17-20 digits) or a webhook URL like https://discord.com/api/webhooks/ID/TOKEN',
+      'LOG_DESTINATION_INGAME: LOG_DESTINATION_INGAME must be a webhook URL on discord.com (https), on loopback, or on the DISCORD_API host',
+      'LOG_DESTINATION_MODERATION: LOG_DESTINATION_MODERATION must be a webhook URL without a query, fragment or credentials',
+      'SAFETY_UNSAFE_INFRACTIONS: SAFETY_UNSAFE_INFRACTIONS must be at least SAFETY_REVIEW_INFRACTIONS (or 0 to turn that level off)',
+    ],
+  })
+  const proxied = 'http://fake.test:9/api/webhooks/100000000000000001/tok'
+  for (const name of ['LOG_DESTINATION_SERVER', 'LOG_DESTINATION_INGAME', 'LOG_DESTINATION_MODERATION'] as const) {
+    const trusted = parseConfig({ [name]: proxied, DISCORD_API: 'http://fake.test:9' })
+    t.ok(trusted.ok, `${name}: a webhook on the DISCORD_API host is trusted`)
+    t.same(parseConfig({ [name]: proxied, DISCORD_API: 'http://other.test:9' }), {
+      ok: false,
+      problems: [`${name}: ${name} must be a webhook URL on discord.com (https), on loopback, or on the DISCORD_API host`],
+    })
+    t.same(parseConfig({ [name]: 'x' }), {
+      ok: false,
+      problems: [`${name}: ${name} must be a Discord channel id (17-20 digits) or a webhook URL like https://discord.com/api/webhooks/ID/TOKEN`],
+    })
+  }
+  const all = parseConfig({ LOG_DESTINATION_SERVER: '100000000000000001', LOG_DESTINATION_INGAME: hook, LOG_DESTINATION_MODERATION: ' 100000000000000002 ' })
+  t.ok(all.ok)
+  if (all.ok) t.same(all.config.logDestinations, { server: '100000000000000001', ingame: hook, moderation: '100000000000000002' })
+})
