@@ -1,7 +1,9 @@
 /** The Lua scripts of src/redis/scripts, run through real Redis: what each does to its keys and what it returns. */
+import { readdirSync, readFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { createCodeCache } from '../../src/redis/code-cache.js'
-import { luaCommand, luaSource } from '../../src/redis/lua-scripts.js'
+import { luaCommand, luaSource, readLuaScript } from '../../src/redis/lua-scripts.js'
 import { startStack } from '../helpers/stack.js'
 
 const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'rate-gate-take'] as const
@@ -97,5 +99,54 @@ t.test('the Lua scripts', async (t) => {
     t.equal(await renew!([key], ['a', 15_000]), 1)
     t.equal(await release!([key], ['a']), 1)
     t.equal(await redis.exists(key), 0)
+  })
+})
+
+t.test('includes: shared Lua in scripts/includes/ is pulled in by a `--- @include "path"` line', async (t) => {
+  const header = '--[[\n  A planted script.\n\n    Input:\n      KEYS[1] a key\n\n      ARGV[1] a value\n\n    Output:\n      a number\n]]\n'
+  const dir = pathToFileURL(
+    `${t.testdir({
+      'plain.lua': `${header}return 1\n`,
+      'uses.lua': `${header}--- @include "includes/twice"\n--- @include "includes/one"\n\nreturn twice(one())\n`,
+      'missing.lua': `${header}local x = 1\n--- @include "includes/nope"\nreturn x\n`,
+      'loop.lua': `${header}--- @include "includes/ping"\nreturn 0\n`,
+      includes: {
+        'one.lua': 'local function one() return 1 end\n',
+        'twice.lua': '--- @include "one"\nlocal function twice(n) return 2 * n end\n',
+        'ping.lua': '--- @include "pong"\n',
+        'pong.lua': '--- @include "ping"\n',
+      },
+    })}/`,
+  )
+
+  t.test('an include is expanded in place, its own includes first, each file once', async (t) => {
+    t.equal(readLuaScript(dir, 'uses'), `${header}local function one() return 1 end\nlocal function twice(n) return 2 * n end\n\n\nreturn twice(one())\n`)
+  })
+
+  t.test('a missing include is an error at load, naming the script, its line and the file looked for', async (t) => {
+    t.throws(() => readLuaScript(dir, 'missing'), { message: /missing\.lua:13: Lua include "includes\/nope" not found \(.*includes\/nope\.lua\)$/ })
+  })
+
+  t.test('a circular include is an error at load', async (t) => {
+    t.throws(() => readLuaScript(dir, 'loop'), { message: /pong\.lua:1: circular Lua include "ping"$/ })
+  })
+
+  t.test('a script without includes is read as it is', async (t) => {
+    t.equal(readLuaScript(dir, 'plain'), `${header}return 1\n`)
+  })
+
+  t.test('the shipped scripts: every include resolves, and Redis receives complete scripts', async (t) => {
+    const scripts = new URL('../../src/redis/scripts/', import.meta.url)
+    for (const file of readdirSync(scripts).filter((f) => f.endsWith('.lua'))) {
+      const name = file.slice(0, -'.lua'.length)
+      const text = readFileSync(new URL(file, scripts), 'utf8')
+      const expanded = readLuaScript(scripts, name)
+      t.notMatch(expanded, /@include/, `${name} has no include line left`)
+      if (!text.includes('@include')) t.equal(expanded, text, `${name} is unchanged`)
+    }
+    for (const name of ['api-key-put', 'code-put'] as const) {
+      t.equal(luaSource(name).split('local function stored_version(value, fields)').length, 2, `${name} gets stored_version() once`)
+      t.match(luaSource(name), /^--\[\[[\s\S]*KEYS\[1\][\s\S]*ARGV\[1\][\s\S]*Output:[\s\S]*\]\]\n/, `${name} still opens with its KEYS/ARGV header`)
+    }
   })
 })

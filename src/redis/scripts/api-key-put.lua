@@ -11,16 +11,11 @@
     Output:
       the number of values written
 ]]
-local function stored_version(value)
-  if not value then return -1 end
-  local _, pipes = string.gsub(value, '|', '')
-  if pipes ~= 2 then return 0 end
-  return tonumber(string.match(value, '|(%d+)$')) or 0
-end
+--- @include "includes/stored-version"
 
 local changed = 0
 for i = 1, #ARGV, 3 do
-  if tonumber(ARGV[i + 1]) > stored_version(redis.call('HGET', KEYS[1], ARGV[i])) then
+  if tonumber(ARGV[i + 1]) > stored_version(redis.call('HGET', KEYS[1], ARGV[i]), 3) then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
     changed = changed + 1
   end

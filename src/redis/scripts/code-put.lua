@@ -18,17 +18,12 @@
     Output:
       the number of records whose copy changed (record, or a restored holder entry)
 ]]
-local function stored_version(value)
-  if not value then return -1 end
-  local _, pipes = string.gsub(value, '|', '')
-  if pipes ~= 4 then return 0 end
-  return tonumber(string.match(value, '|(%d+)$')) or 0
-end
+--- @include "includes/stored-version"
 
 local changed = 0
 for i = 3, #ARGV, 4 do
   local code, version, user, record = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
-  local current = stored_version(redis.call('HGET', KEYS[1], code))
+  local current = stored_version(redis.call('HGET', KEYS[1], code), 5)
   local revoked = string.sub(record, 1, 8) == 'revoked|'
   if version > current then
     redis.call('HSET', KEYS[1], code, record)
