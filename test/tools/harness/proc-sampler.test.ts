@@ -1,0 +1,47 @@
+/** The /proc readers the benchmark samples CPU and memory with, on real pids (Linux only). */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import t from 'tap'
+import { childPids, cpuSeconds, rssBytes, sumCpuSeconds } from '../../../tools/harness/proc-sampler.js'
+
+/** /proc's figures are tick-sampled and scaled by the kernel, so they may differ from getrusage by a few ticks. */
+const SLACK = 0.1
+
+const used = (u: NodeJS.CpuUsage = process.cpuUsage()) => (u.user + u.system) / 1e6
+
+t.test('cpuSeconds of this process agrees with process.cpuUsage readings taken around it', async (t) => {
+  // Far more CPU than the slack, so reading a neighbouring field (majflt, stime alone, cutime) could not pass.
+  let x = 0
+  while (used() < 0.5) for (let i = 0; i < 1e6; i++) x += i % 7
+  t.ok(x >= 0)
+  const before = used()
+  const read = await cpuSeconds(process.pid)
+  const after = used()
+  t.ok(read >= before - SLACK, `${read} >= ${before} - ${SLACK}`)
+  t.ok(read <= after + SLACK, `${read} <= ${after} + ${SLACK}`)
+})
+
+t.test('sumCpuSeconds adds the pids up, and is 0 for none', async (t) => {
+  const first = await cpuSeconds(process.pid)
+  const two = await sumCpuSeconds([process.pid, process.pid])
+  const last = await cpuSeconds(process.pid)
+  t.ok(two >= 2 * first && two <= 2 * last, `${two} lies between twice ${first} and twice ${last}`)
+  t.equal(await sumCpuSeconds([]), 0)
+})
+
+t.test('rssBytes of this process is near what Node reports for it', async (t) => {
+  const read = await rssBytes(process.pid)
+  const node = process.memoryUsage().rss
+  t.ok(read > node / 2 && read < node * 2, `${read} is near ${node}`)
+})
+
+t.test('childPids lists a spawned child, and a gone pid reads as nothing', async (t) => {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+  t.teardown(() => child.kill('SIGKILL'))
+  t.ok((await childPids(process.pid)).includes(child.pid!))
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+  t.notOk((await childPids(process.pid)).includes(child.pid!))
+  t.ok(Number.isNaN(await cpuSeconds(child.pid!)))
+  t.ok(Number.isNaN(await rssBytes(child.pid!)))
+})

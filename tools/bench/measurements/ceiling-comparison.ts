@@ -1,0 +1,101 @@
+/**
+ * Callbacks and rpc against the ceiling: autocannon runs alternating between the real front and a plain hyper-express
+ * server answering the same body from memory (tools/bench/ceiling-server.ts), with the CPU each side used from /proc.
+ */
+import autocannon, { type Options, type Result } from 'autocannon'
+import { performance } from 'node:perf_hooks'
+import { startProcess, type BenchProcess } from '../../harness/processes.js'
+import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
+import type { BenchSettings } from '../settings.js'
+import { fixed, int } from '../stats.js'
+import type { BenchEnv } from './bench-env.js'
+
+/** One autocannon run with the CPU each side used. */
+export interface LoadRun {
+  reqPerSec: number
+  p50: number
+  p99: number
+  bad: number
+  /** CPU cores used during the run by the server side (front workers, or the ceiling). */
+  serverCores: number
+  /** CPU cores redis-server used during the run (NaN when Redis is not local). */
+  redisCores: number
+  /** CPU cores autocannon (this process) used during the run. */
+  loadCores: number
+}
+
+/** The service and ceiling runs of one route. */
+export interface Comparison {
+  route: 'callbacks' | 'rpc'
+  bodyBytes: number
+  service: LoadRun[]
+  ceiling: LoadRun[]
+}
+
+/** Processes whose CPU time is sampled around each run. */
+interface CpuTargets {
+  server: () => Promise<number[]>
+  redis: number | undefined
+}
+
+/** Starts the ceiling server on `port`, answering callbacks and rpc with the given bodies; resolves once it listens. */
+export async function startCeiling(port: number, callbacks: string, rpc: string): Promise<BenchProcess> {
+  const ceiling = startProcess({ name: 'ceiling', script: 'tools/bench/ceiling-server.js', ipc: true })
+  await new Promise<void>((resolve, reject) => {
+    ceiling.proc.once('message', (m: { ready?: boolean; error?: string }) => (m.ready === true ? resolve() : reject(new Error(m.error))))
+    ceiling.proc.once('exit', (code) => reject(new Error(`ceiling exited with ${code}: ${ceiling.lines.join('\n')}`)))
+    ceiling.proc.send({ port, callbacks, rpc })
+  })
+  return ceiling
+}
+
+function cannon(settings: BenchSettings, url: string, seconds: number, extra: Partial<Options> = {}): Promise<Result> {
+  return autocannon({ url, connections: settings.connections, pipelining: settings.pipelining, duration: seconds, ...extra })
+}
+
+async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets): Promise<LoadRun> {
+  const pids = await cpu.server()
+  const before = { server: await sumCpuSeconds(pids), redis: cpu.redis === undefined ? Number.NaN : await cpuSeconds(cpu.redis), load: process.cpuUsage() }
+  const started = performance.now()
+  const r = await cannon(settings, url, settings.loadSeconds)
+  const wall = (performance.now() - started) / 1000
+  const load = process.cpuUsage(before.load)
+  const redis = cpu.redis === undefined ? Number.NaN : (await cpuSeconds(cpu.redis)) - before.redis
+  return {
+    reqPerSec: r['2xx'] / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad: r.non2xx + r.errors + r.timeouts,
+    serverCores: ((await sumCpuSeconds(pids)) - before.server) / wall,
+    redisCores: redis / wall,
+    loadCores: (load.user + load.system) / 1e6 / wall,
+  }
+}
+
+/** Alternates service and ceiling runs of `GET /api/v1/<route>/<path>` so machine noise hits both alike. */
+export async function compareWithCeiling(
+  env: BenchEnv,
+  settings: BenchSettings,
+  route: 'callbacks' | 'rpc',
+  path: string,
+  bodyBytes: number,
+  log: (message: string) => void,
+): Promise<Comparison> {
+  const service = `${env.scratch.api}/${route}/${path}`
+  const ceiling = `${env.ceiling}/${route}/${path}`
+  await cannon(settings, service, settings.warmupSeconds)
+  await cannon(settings, ceiling, settings.warmupSeconds)
+  const out: Comparison = { route, bodyBytes, service: [], ceiling: [] }
+  for (let run = 1; run <= settings.runs; run++) {
+    const s = await measuredRun(settings, service, { server: env.frontWorkerPids, redis: env.redisPid })
+    const c = await measuredRun(settings, ceiling, { server: async () => [env.ceilingPid], redis: env.redisPid })
+    if (s.bad > 0) throw new Error(`${route}: ${s.bad} failed requests in run ${run}`)
+    out.service.push(s)
+    out.ceiling.push(c)
+    log(
+      `${route} run ${run}: service ${int(s.reqPerSec)} req/s p99 ${s.p99} ms (front ${fixed(s.serverCores)} + Redis ${fixed(s.redisCores)} + load ${fixed(s.loadCores)} cores), ` +
+        `ceiling ${int(c.reqPerSec)} req/s p99 ${c.p99} ms (${fixed(c.serverCores)} + load ${fixed(c.loadCores)} cores)`,
+    )
+  }
+  return out
+}

@@ -1,0 +1,461 @@
+/**
+ * Every fault drill: setup (a world of its own), steady load, the fault, recovery, the count. Each takes the shared
+ * private servers and returns one row of RELIABILITY.md; `short` shortens faults and waits for CI.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { childPids } from '../harness/proc-sampler.js'
+import { descendantPidsSync, startProcess, type BenchProcess } from '../harness/processes.js'
+import { sleep, waitFor } from '../harness/readiness.js'
+import { control, SERVER_LOG_CHANNEL, startSandbox } from '../harness/sandbox.js'
+import { freePort } from '../harness/free-port.js'
+import { linkedCodes, openDrillWorld, storedRows, type DrillWorld, type Infra } from './drill-world.js'
+import { startLoad, type Load, type LoadResult } from './load.js'
+import type { DrillOutcome } from './outcome.js'
+import { formatErrors, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
+
+/** The steady load's rates (the issue's drills ran at 250 log events per second). */
+export const LOAD = { logsPerSecond: 250, bindsPerSecond: 5, pollsPerSecond: 20 }
+
+/** Fresh codes issued per world: more than any drill binds (20/s for at most ~20 s). */
+const BIND_CODES = 500
+
+/** How a drill runs. */
+export interface DrillOptions {
+  short: boolean
+  log: (message: string) => void
+}
+
+/** One drill. */
+export interface Drill {
+  name: string
+  /** Part of `--short` (the CI subset). */
+  short: boolean
+  run(infra: Infra, options: DrillOptions): Promise<DrillOutcome>
+}
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/** Seconds of load before the fault, and after its end. */
+const timing = (short: boolean) => ({ beforeMs: 5_000, afterMs: short ? 5_000 : 10_000, recoveryWaitMs: short ? 120_000 : 240_000 })
+
+const newTag = (name: string) => `drill_${name.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`
+
+function clientErrors(result: LoadResult): string {
+  const parts = (Object.entries(result.errors) as Array<[string, ErrorCounts]>)
+    .map(([route, counts]) => [route, formatErrors(counts)] as const)
+    .filter(([, text]) => text !== 'none')
+    .map(([route, text]) => `${route} ${text}`)
+  return parts.length === 0 ? 'none' : parts.join('; ')
+}
+
+/** Runs `fn` on a fresh world with front and worker up, and always closes the world. */
+async function inWorld<T>(infra: Infra, name: string, binds: number, fn: (world: DrillWorld) => Promise<T>, env?: Record<string, string>): Promise<T> {
+  const world = await openDrillWorld(infra, name.replace(/-/g, '').slice(0, 10), { binds, ...(env === undefined ? {} : { env }) })
+  try {
+    await world.startPart('worker')
+    await world.startPart('front')
+    return await fn(world)
+  } finally {
+    await world.close().catch(() => undefined)
+  }
+}
+
+function loadOn(world: DrillWorld, tag: string, rates: Partial<typeof LOAD> = {}): Load {
+  const r = { ...LOAD, ...rates }
+  return startLoad({ api: world.scratch.api, bearer: world.bearer, tag, ...r, bindCodes: world.bindCodes, pollCodes: world.pollCodes })
+}
+
+/** Keeps the load running until the API accepts an event again after the fault (at most a minute). */
+async function answeringAgain(load: Load, endMs: number): Promise<void> {
+  await waitFor('the API accepting again', async () => load.firstAcceptedAfter(endMs) !== null, 60_000, 100).catch(() => undefined)
+}
+
+/**
+ * The common shape: load for a while, `fault` (which returns when the fault has ended, with its end time), load for a
+ * while more, stop, then wait until every accepted event is stored or the recovery wait is over, and count.
+ */
+async function logDrill(
+  world: DrillWorld,
+  name: string,
+  faultText: string,
+  options: DrillOptions,
+  fault: (notes: string[]) => Promise<number>,
+  expectedFrontDeaths = 0,
+): Promise<DrillOutcome> {
+  const t = timing(options.short)
+  const tag = newTag(name)
+  const notes: string[] = []
+  const load = loadOn(world, tag)
+  await sleep(t.beforeMs)
+  options.log(`${name}: fault (${faultText})`)
+  const endMs = await fault(notes).catch(async (err: unknown) => {
+    await load.stop()
+    throw err
+  })
+  await answeringAgain(load, endMs)
+  await sleep(t.afterMs)
+  const result = await load.stop()
+  options.log(`${name}: load stopped, ${result.accepted.size} events accepted of ${result.sent}; waiting for MySQL`)
+  let rows = new Map<string, { count: number; lastMs: number }>()
+  const allStored = async () => {
+    rows = await storedRows(world.scratch, tag)
+    return [...result.accepted.keys()].every((id) => rows.has(id))
+  }
+  await waitFor('every accepted event stored', allStored, t.recoveryWaitMs, 1000).catch(() => undefined)
+  // Stragglers: a job retried after its first attempt stored the row would show up now as a duplicate.
+  await sleep(2000)
+  rows = await storedRows(world.scratch, tag)
+  const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+  let lastBacklog: number | null = null
+  for (const [id, at] of result.accepted) {
+    const row = rows.get(id)
+    if (at <= endMs && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
+  }
+  if (tally.unacknowledged > 0) notes.push(`${tally.unacknowledged} stored events whose request failed client-side`)
+  if (result.bindsSent > 0) {
+    const linked = await linkedCodes(world.scratch, result.bound)
+    notes.push(`binds: ${result.bound.size} bound of ${result.bindsSent}, ${linked.size} linked in MySQL`)
+  }
+  return {
+    name,
+    fault: faultText,
+    counted: 'log events',
+    accepted: tally.accepted,
+    stored: tally.stored,
+    lost: tally.lost,
+    duplicated: tally.duplicated,
+    clientErrors: clientErrors(result),
+    recoverySeconds: recoverySeconds(endMs, load.firstAcceptedAfter(endMs), lastBacklog),
+    problems: world.frontWorkerDeaths > expectedFrontDeaths ? [`front worker crashed ×${world.frontWorkerDeaths - expectedFrontDeaths}`] : [],
+    notes,
+  }
+}
+
+/** The binds drills count binds: accepted = answered `bound`, stored = bound to that account in MySQL. */
+async function bindDrill(world: DrillWorld, name: string, faultText: string, options: DrillOptions, fault: () => Promise<number>): Promise<DrillOutcome> {
+  const tag = newTag(name)
+  const load = loadOn(world, tag, { bindsPerSecond: 20, logsPerSecond: 50 })
+  await sleep(3_000)
+  options.log(`${name}: fault (${faultText})`)
+  const endMs = await fault().catch(async (err: unknown) => {
+    await load.stop()
+    throw err
+  })
+  await answeringAgain(load, endMs)
+  await sleep(options.short ? 4_000 : 8_000)
+  const result = await load.stop()
+  let linked = new Set<string>()
+  await waitFor('every bound code linked', async () => (linked = await linkedCodes(world.scratch, result.bound)).size >= result.bound.size, 30_000, 500).catch(() => undefined)
+  let rows = new Map<string, { count: number; lastMs: number }>()
+  const allStored = async () => {
+    rows = await storedRows(world.scratch, tag)
+    return [...result.accepted.keys()].every((id) => rows.has(id))
+  }
+  await waitFor('every accepted event stored', allStored, timing(options.short).recoveryWaitMs, 1000).catch(() => undefined)
+  await sleep(2000)
+  rows = await storedRows(world.scratch, tag)
+  const logs = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+  const notes = [`log events alongside: ${logs.accepted} accepted, ${logs.lost} lost, ${logs.duplicated} duplicated`]
+  const firstLogged = load.firstAcceptedAfter(endMs)
+  return {
+    name,
+    fault: faultText,
+    counted: 'binds',
+    accepted: result.bound.size,
+    stored: linked.size,
+    lost: result.bound.size - linked.size + logs.lost,
+    duplicated: logs.duplicated,
+    clientErrors: clientErrors(result),
+    recoverySeconds: recoverySeconds(endMs, firstLogged, null),
+    // A crashed front worker resets every request it held: losing a dependency must not kill a front.
+    problems: world.frontWorkerDeaths > 0 ? [`front worker crashed ×${world.frontWorkerDeaths}`] : [],
+    notes,
+  }
+}
+
+async function restartRedisAfter(infra: Infra, downMs: number): Promise<number> {
+  await infra.redis.kill('SIGKILL')
+  await sleep(downMs)
+  await infra.redis.start()
+  return Date.now()
+}
+
+const workerSigkill: Drill = {
+  name: 'worker-sigkill',
+  short: true,
+  run: (infra, options) =>
+    inWorld(infra, 'worker-sigkill', BIND_CODES, (world) =>
+      logDrill(world, 'worker-sigkill', 'worker SIGKILL, restarted 2 s later', options, async () => {
+        await world.parts.worker?.kill('SIGKILL')
+        await sleep(2_000)
+        await world.startPart('worker')
+        return Date.now()
+      }),
+    ),
+}
+
+const redisSigkill: Drill = {
+  name: 'redis-sigkill',
+  short: false,
+  run: (infra, options) =>
+    inWorld(infra, 'redis-sigkill', BIND_CODES, (world) =>
+      logDrill(world, 'redis-sigkill', 'Redis SIGKILL, 3 s down, restarted from its AOF', options, () => restartRedisAfter(infra, 3_000)),
+    ),
+}
+
+const mariadbStopped: Drill = {
+  name: 'mariadb-stopped',
+  short: true,
+  run: (infra, options) => {
+    const downMs = options.short ? 20_000 : 180_000
+    return inWorld(infra, 'mariadb-stopped', BIND_CODES, (world) =>
+      logDrill(world, 'mariadb-stopped', `MariaDB shut down (SIGTERM) for ${downMs / 1000} s, then started again`, options, async () => {
+        await infra.mariadb.kill('SIGTERM')
+        await sleep(downMs)
+        await infra.mariadb.start()
+        return Date.now()
+      }),
+    )
+  },
+}
+
+const bindsRedisKilled: Drill = {
+  name: 'binds-redis-killed',
+  short: false,
+  run: (infra, options) =>
+    inWorld(infra, 'binds-redis-killed', BIND_CODES, (world) =>
+      bindDrill(world, 'binds-redis-killed', 'binds in flight (20/s) while Redis is SIGKILLed, 3 s down', options, () => restartRedisAfter(infra, 3_000)),
+    ),
+}
+
+const redisBlip: Drill = {
+  name: 'redis-blip',
+  short: true,
+  run: (infra, options) =>
+    inWorld(infra, 'redis-blip', BIND_CODES, (world) =>
+      bindDrill(world, 'redis-blip', 'Redis blip during binds (SIGKILL, back 1 s later)', options, () => restartRedisAfter(infra, 1_000)),
+    ),
+}
+
+const frontWorkerSigkill: Drill = {
+  name: 'front-worker-sigkill',
+  short: false,
+  run: (infra, options) =>
+    inWorld(infra, 'front-worker-sigkill', BIND_CODES, (world) =>
+      logDrill(world, 'front-worker-sigkill', 'one front cluster worker SIGKILL (of 2)', options, async (notes) => {
+        const primary = world.parts.front?.pid ?? 0
+        const before = await childPids(primary)
+        const victim = before[0]
+        if (victim === undefined) throw new Error('the front has no cluster workers')
+        process.kill(victim, 'SIGKILL')
+        const killedAt = Date.now()
+        await waitFor('a replacement front worker', async () => {
+          const now = await childPids(primary)
+          return now.length >= before.length && !now.includes(victim)
+        }, 30_000, 50).then(
+          () => notes.push(`replacement forked ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`),
+          () => notes.push('no replacement within 30 s'),
+        )
+        return killedAt
+      }, 1),
+    ),
+}
+
+/** 500 entries to a sandbox webhook that answers 429 ×3, 500 ×3, then 404; then `destinations retry server`. */
+const deliveryStorm: Drill = {
+  name: 'delivery-storm',
+  short: false,
+  async run(infra, options) {
+    const sandbox = await startSandbox()
+    try {
+      const hook = await control<{ id: string; url: string }>(sandbox, 'POST', 'webhooks', { channel_id: SERVER_LOG_CHANNEL, name: 'drills' })
+      const env = { DISCORD_TOKEN: 'sandbox-token', DISCORD_API: sandbox.apiBase, LOG_DESTINATION_SERVER: hook.url }
+      return await inWorld(infra, 'delivery-storm', 10, async (world) => {
+        const tag = newTag('delivery-storm')
+        const webhookStatus = async (status: number) =>
+          (await control<{ byRoute: Record<string, number> }>(sandbox, 'GET', 'requests')).byRoute[`POST /webhooks/:id/:token ${status}`] ?? 0
+        const failNext = (status: number, count: number) => control(sandbox, 'POST', `webhooks/${hook.id}/fail`, { status, count, retry_after: 0.5 })
+        await failNext(429, 3)
+        const load = loadOn(world, tag, { bindsPerSecond: 0, pollsPerSecond: 0 })
+        await sleep(2_000)
+        const result = await load.stop()
+        options.log(`delivery-storm: ${result.accepted.size} entries accepted; 429 ×3, 500 ×3, 404 next`)
+        await waitFor('three 429s', async () => (await webhookStatus(429)) >= 3, 60_000, 100)
+        await failNext(500, 3)
+        await waitFor('three 500s', async () => (await webhookStatus(500)) >= 3, 60_000, 100)
+        await failNext(404, 1)
+        await waitFor('the 404', async () => (await webhookStatus(404)) >= 1, 60_000, 100)
+        await waitFor('the destination disabled', async () => {
+          const row = await world.scratch.db.selectFrom('log_destinations').select('disabled_at').where('category', '=', 'server').executeTakeFirst()
+          return row?.disabled_at != null
+        }, 30_000, 200)
+        const retry = startProcess({ name: 'destinations retry', script: 'src/cli.js', args: ['destinations', 'retry', 'server'], env: world.scratch.env, exits: true })
+        await new Promise<void>((resolve) => retry.proc.once('exit', () => resolve()))
+        const retriedAt = Date.now()
+        const delivered = async () => {
+          const messages = await control<Array<{ webhook_id?: string; embeds: Array<{ description?: string; footer?: { text: string } }> }>>(
+            sandbox,
+            'GET',
+            `messages?webhook_id=${hook.id}`,
+          )
+          // The description is markdown-escaped (`drill\_delivery\_storm...`): unescape it to get the event id back.
+          return messages.flatMap((m) => m.embeds.map((e) => ({ id: (e.description ?? '').replace(/\\(.)/g, '$1'), entry: Number(/#(\d+)/.exec(e.footer?.text ?? '')?.[1] ?? Number.NaN) })))
+        }
+        let seen: Array<{ id: string; entry: number }> = []
+        let allAt: number | null = null
+        await waitFor('every entry delivered', async () => {
+          seen = await delivered()
+          const ids = new Set(seen.map((s) => s.id))
+          return [...result.accepted.keys()].every((id) => ids.has(id))
+        }, timing(options.short).recoveryWaitMs, 250).then(
+          () => (allAt = Date.now()),
+          () => undefined,
+        )
+        await sleep(2_000)
+        seen = (await delivered()).filter((s) => s.id.startsWith(`${tag}#`))
+        const counts = new Map<string, number>()
+        for (const s of seen) counts.set(s.id, (counts.get(s.id) ?? 0) + 1)
+        const tally = tallyStored(result.accepted.keys(), counts)
+        const breaks = orderBreaks(seen.map((s) => s.entry))
+        const posts = await webhookStatus(200).catch(() => 0)
+        return {
+          name: 'delivery-storm',
+          fault: 'webhook answers 429 ×3, 500 ×3, then 404; `destinations retry server`',
+          counted: 'delivered entries',
+          accepted: tally.accepted,
+          stored: tally.stored,
+          lost: tally.lost,
+          duplicated: tally.duplicated,
+          clientErrors: clientErrors(result),
+          recoverySeconds: allAt === null ? null : (allAt - retriedAt) / 1000,
+          problems: breaks === 0 ? [] : [`${breaks} entries delivered out of order`],
+          notes: [`${posts} webhook posts answered 200`, ...(breaks === 0 ? ['delivered in entry order'] : [])],
+        }
+      }, env)
+    } finally {
+      await sandbox.close()
+    }
+  },
+}
+
+/** Pid and start time (field 22 of /proc/PID/stat), so a reused pid is not taken for a survivor. */
+function identity(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // After the command name, state is the first field: start time (field 22) is the 20th.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
+  } catch {
+    return null
+  }
+}
+
+/** `npm start` (what an operator runs) under load, SIGTERM to npm, every process gone by the deadline, then a restart. */
+const sigtermRestart: Drill = {
+  name: 'sigterm-restart',
+  short: true,
+  async run(infra, options) {
+    const t = timing(options.short)
+    const world = await openDrillWorld(infra, 'sigterm', { binds: BIND_CODES, env: { SANDBOX: 'on', SANDBOX_PORT: String(await freePort()), LOG_LEVEL: 'warn' } })
+    const tag = newTag('sigterm-restart')
+    const startServe = async (): Promise<BenchProcess> => {
+      const npm = startProcess({ name: 'npm start', script: '', command: { file: 'npm', args: ['start', '--ignore-scripts', '--silent'], cwd: ROOT }, env: world.scratch.env })
+      await waitFor('npm start serving', async () => {
+        const res = await fetch(`http://127.0.0.1:${world.scratch.port}/readyz`)
+        await res.arrayBuffer()
+        return res.status === 200
+      }, 90_000, 100)
+      return npm
+    }
+    let serve: BenchProcess | undefined
+    let load: Load | undefined
+    try {
+      serve = await startServe()
+      load = loadOn(world, tag)
+      await sleep(t.beforeMs)
+      // Every process of the tree, seen before the signal (cluster workers and parts restarted meanwhile included).
+      const tree = new Map<number, string>()
+      for (const pid of [serve.pid, ...descendantPidsSync(serve.pid)]) {
+        const id = identity(pid)
+        if (id !== null) tree.set(pid, id)
+      }
+      options.log(`sigterm-restart: SIGTERM to npm start (pid ${serve.pid}), ${tree.size} processes in its tree`)
+      const signalledAt = Date.now()
+      const serveExited = serve.kill('SIGTERM')
+      const deadlineMs = 20_000
+      const alive = () => [...tree].filter(([pid, id]) => identity(pid) === id).map(([pid]) => pid)
+      await waitFor('every process gone', async () => alive().length === 0, deadlineMs, 100).catch(() => undefined)
+      const survivors = alive()
+      const goneIn = (Date.now() - signalledAt) / 1000
+      const notes = [`${tree.size} processes in the tree; ${survivors.length === 0 ? `all gone ${goneIn.toFixed(1)} s after SIGTERM` : `${survivors.length} still running ${deadlineMs / 1000} s after SIGTERM (killed by the drill)`}`]
+      for (const pid of survivors) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // gone meanwhile
+        }
+      }
+      if (survivors.includes(serve.pid)) serve.proc.kill('SIGKILL')
+      await serveExited
+      const restartAt = Date.now()
+      serve = await startServe()
+      const upAt = Date.now()
+      notes.push(`restart answered /readyz ${((upAt - restartAt) / 1000).toFixed(1)} s after start`)
+      await sleep(t.afterMs)
+      const result = await load.stop()
+      const stopped = load
+      load = undefined
+      let rows = new Map<string, { count: number; lastMs: number }>()
+      await waitFor('every accepted event stored', async () => {
+        rows = await storedRows(world.scratch, tag)
+        return [...result.accepted.keys()].every((id) => rows.has(id))
+      }, t.recoveryWaitMs, 1000).catch(() => undefined)
+      await sleep(2_000)
+      rows = await storedRows(world.scratch, tag)
+      const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+      let lastBacklog: number | null = null
+      for (const [id, at] of result.accepted) {
+        const row = rows.get(id)
+        if (at <= restartAt && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
+      }
+      return {
+        name: 'sigterm-restart',
+        fault: 'SIGTERM to `npm start` under load, then `npm start` again',
+        counted: 'log events',
+        accepted: tally.accepted,
+        stored: tally.stored,
+        lost: tally.lost,
+        duplicated: tally.duplicated,
+        clientErrors: clientErrors(result),
+        recoverySeconds: recoverySeconds(restartAt, stopped.firstAcceptedAfter(restartAt), lastBacklog),
+        problems: survivors.length === 0 ? [] : [`${survivors.length} processes survived the stop`],
+        notes,
+      }
+    } finally {
+      await load?.stop()
+      if (serve !== undefined) {
+        // On the old code npm does not pass SIGTERM on: signal the whole tree, then SIGKILL what is left.
+        const rest = [serve.pid, ...descendantPidsSync(serve.pid)].map((pid) => [pid, identity(pid)] as const)
+        const signal = (sig: NodeJS.Signals) => {
+          for (const [pid, id] of rest) {
+            try {
+              if (id !== null && identity(pid) === id) process.kill(pid, sig)
+            } catch {
+              // gone meanwhile
+            }
+          }
+        }
+        signal('SIGTERM')
+        await waitFor('the tree gone', async () => rest.every(([pid, id]) => identity(pid) !== id), 20_000, 100).catch(() => undefined)
+        signal('SIGKILL')
+        await serve.kill('SIGKILL')
+      }
+      await world.close().catch(() => undefined)
+    }
+  },
+}
+
+/** Every drill, in run order. */
+export const DRILLS: readonly Drill[] = [workerSigkill, redisSigkill, mariadbStopped, bindsRedisKilled, frontWorkerSigkill, deliveryStorm, redisBlip, sigtermRestart]
+
