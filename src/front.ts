@@ -13,6 +13,7 @@ import { createFrontObserver } from './metrics/front-metrics.js'
 import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { probePort } from './lib/listen-port.js'
+import { restartDelayMs } from './lib/model/restart-backoff.js'
 import { announceStarted, readPartMessage, reportWaiting } from './runtime/part-started.js'
 import { runProcess } from './runtime/process-context.js'
 import { startFront } from './runtime/front-runtime.js'
@@ -21,11 +22,6 @@ const WORKER_LISTENING = 'presence-link:front-listening'
 
 /** A worker that ran this long was healthy: the next death restarts quickly again. */
 const HEALTHY_RUN_MS = 60_000
-
-/** 0.5 s after a worker dies, doubling with each death in a row, capped at 30 s (serve does the same for parts). */
-function restartDelayMs(failures: number): number {
-  return Math.min(30_000, 500 * 2 ** Math.min(Math.max(failures - 1, 0), 6))
-}
 
 await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
   if (cluster.isPrimary) {
@@ -73,7 +69,8 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
       relayWaiting()
       primaryMetrics.workerRestarted()
       failures = ranMs > HEALTHY_RUN_MS ? 0 : failures + 1
-      const delay = restartDelayMs(failures)
+      // 0.5 s after the first death in a row, doubling with each further one.
+      const delay = restartDelayMs(failures - 1)
       ctx.log.error({ worker: worker.process.pid, code, signal, ranMs, failures, restartInMs: delay }, 'front worker died; restarting')
       setTimeout(() => {
         if (!stopping) fork()

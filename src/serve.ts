@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
 import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
+import { restartDelayMs } from './lib/model/restart-backoff.js'
 import { CONFIG_REFUSED_EXIT } from './runtime/part-started.js'
 import { readPartMessage } from './runtime/part-started.js'
 
@@ -113,7 +114,7 @@ function start(part: Part, attempt = 0): void {
     }
     // A part that ran a minute is healthy again: restart quickly; one that keeps dying backs off up to 30 s.
     const next = Date.now() - startedAt > 60_000 ? 0 : attempt + 1
-    const delay = Math.min(30_000, 500 * 2 ** Math.min(next, 6))
+    const delay = restartDelayMs(next)
     const reason = failed ?? (portTaken === undefined ? undefined : portTakenMessage(portTaken))
     log.error({ part: part.name, code, signal, restartInMs: delay, ...(reason === undefined ? {} : { reason }) }, 'part exited; restarting')
     setTimeout(() => start(part, next), delay).unref()
