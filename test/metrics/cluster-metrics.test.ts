@@ -2,7 +2,7 @@
  * Front metrics summed over node:cluster workers at each scrape, and the primary's own: a worker killed is counted in
  * presence_link_front_worker_restarts_total.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -10,6 +10,7 @@ import t from 'tap'
 import { dropEverything, testConfig, uniqueName, type Teardown } from '../helpers/stack.js'
 import { sampleValue, scrape, type Scrape } from '../helpers/prometheus-text.js'
 import { freePort } from '../helpers/scratch.js'
+import { startEntryProcess, type EntryProcess } from '../helpers/entry-process.js'
 
 const FRONT_ENTRY = fileURLToPath(new URL('../../src/front.ts', import.meta.url))
 
@@ -26,7 +27,6 @@ function getOnNewConnection(url: string): Promise<number> {
 }
 
 interface RunningFront {
-  child: ChildProcess
   api: string
   metrics: string
   workerPids(): Promise<number[]>
@@ -37,62 +37,23 @@ async function startFrontProcess(t: Teardown, workers: number): Promise<RunningF
   const name = uniqueName()
   const config = testConfig(name)
   const port = await freePort()
-  const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))
-  const child = spawn(process.execPath, [...loader, FRONT_ENTRY], {
-    env: {
-      ...process.env,
-      DATABASE_URL: config.databaseUrl,
-      REDIS_PREFIX: name,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      METRICS_PORT: '0',
-      FRONT_WORKERS: String(workers),
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  let front: EntryProcess | undefined
   t.teardown(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    }
+    await front?.stop()
     await dropEverything(config, name)
   })
-  const { metricsPort } = await new Promise<{ metricsPort: number }>((resolve, reject) => {
-    let metricsPort = 0
-    let buffered = ''
-    const timer = setTimeout(() => reject(new Error(`front did not start: ${stderr}`)), 60_000)
-    child.once('exit', (code) => reject(new Error(`front exited with ${code}: ${stderr}`)))
-    child.stdout!.on('data', (d: Buffer) => {
-      buffered += d.toString()
-      let nl: number
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl)
-        buffered = buffered.slice(nl + 1)
-        let entry: { msg?: string; port?: number; process?: string }
-        try {
-          entry = JSON.parse(line)
-        } catch {
-          continue
-        }
-        if (entry.msg === 'metrics listening' && entry.process === 'front') metricsPort = entry.port ?? 0
-        if (entry.msg === 'front listening') {
-          clearTimeout(timer)
-          resolve({ metricsPort })
-        }
-      }
-    })
-  })
+  front = await startEntryProcess(
+    FRONT_ENTRY,
+    { DATABASE_URL: config.databaseUrl, REDIS_PREFIX: name, PORT: String(port), METRICS_PORT: '0', FRONT_WORKERS: String(workers), RATE_LIMITS: 'off' },
+    'front',
+    'front listening',
+  )
+  const pid = String(front.child.pid)
   return {
-    child,
     api: `http://127.0.0.1:${port}/api/v1`,
-    metrics: `http://127.0.0.1:${metricsPort}/metrics`,
+    metrics: front.metrics,
     async workerPids() {
-      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=', '--ppid', String(child.pid)])
+      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=', '--ppid', pid])
       return stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0)
     },
   }
