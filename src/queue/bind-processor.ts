@@ -1,14 +1,23 @@
 /** Processes bind jobs (a plain function of the validated job): resolve the platform id when missing, then the code service's bind. */
 import type { CodeService } from '../codes/code-service.js'
 import type { ResolveUsername } from '../codes/roblox-users.js'
-import type { BindJob, BindJobResult, BoundNotice } from './model/jobs.js'
+import { BindJobSchema, type BindJob, type BindJobResult, type BoundNotice } from './model/jobs.js'
+import { createJobProcessor, type JobProcessor } from './job-processor.js'
 
-/** Creates the processor; `notify` queues the "your code was linked" DM under the given job id. */
-export function createBindProcessor(deps: {
+/** What a bind needs: the code service, the username resolver and, in the worker, the notice producer. */
+export interface BindProcessorDeps {
   codes: CodeService
   resolve: ResolveUsername
   notify?: (notice: BoundNotice, jobId: string) => Promise<void>
-}): (data: BindJob, meta: { attemptsMade: number }) => Promise<BindJobResult> {
+}
+
+/** The bind processor as the bind consumer's BullMQ worker runs it (the payload validated first). */
+export function createBindJobProcessor(deps: BindProcessorDeps): JobProcessor<BindJobResult> {
+  return createJobProcessor('bind job', BindJobSchema, createBindProcessor(deps))
+}
+
+/** Creates the processor; `notify` queues the "your code was linked" DM under the given job id. */
+export function createBindProcessor(deps: BindProcessorDeps): (data: BindJob, meta: { attemptsMade: number }) => Promise<BindJobResult> {
   return async (data, meta) => {
     let platformUserId = data.platformUserId
     let platformUsername = data.platformUsername

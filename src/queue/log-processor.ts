@@ -3,10 +3,16 @@
  * code the infraction, stored in one transaction; the job id is the entry's dedupe key, so a redelivery stores nothing twice.
  */
 import type { StoredLogEntry, Transactions } from '../mysql/transactions.js'
-import type { LogJob } from './model/jobs.js'
+import { LogJobSchema, type LogJob } from './model/jobs.js'
+import { createJobProcessor, type JobProcessor } from './job-processor.js'
 
 /** What storing one job did. */
 export type LogJobOutcome = StoredLogEntry
+
+/** The log processor as its BullMQ workers run it (the log and audit consumers share it; the payload validated first). */
+export function createLogJobProcessor(deps: { transactions: Pick<Transactions, 'storeLogEntry'> }): JobProcessor<LogJobOutcome> {
+  return createJobProcessor('log job', LogJobSchema, createLogProcessor(deps))
+}
 
 /** Creates the processor. */
 export function createLogProcessor(deps: {

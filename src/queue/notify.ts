@@ -4,6 +4,7 @@
  */
 import { Worker, type Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
+import type { Logger } from '../lib/logger.js'
 import { BoundNoticeSchema, type BoundNotice } from './model/jobs.js'
 import { createJobProcessor } from './job-processor.js'
 import { JobName, QueueName } from './names.js'
@@ -19,18 +20,29 @@ export function createNotifyProducer(queue: Queue): NotifyBound {
   }
 }
 
-/** Creates the notify consumer (not yet running: call `run()` once the Discord client is ready). */
+/** Notices sent at once by a gateway process. */
+export const NOTIFY_CONCURRENCY = 4
+
+/**
+ * Creates the notify consumer (not yet running: call `run()` once the Discord client is ready). With `log`, every
+ * failed attempt is logged as a warning.
+ */
 export function createNotifyConsumer<R>(opts: {
   connection: Redis
   prefix: string
-  concurrency: number
+  /** NOTIFY_CONCURRENCY by default. */
+  concurrency?: number
   send: (notice: BoundNotice) => Promise<R>
+  log?: Logger
 }): Worker {
-  return new Worker(QueueName.Notify, createJobProcessor('bound notice', BoundNoticeSchema, (notice) => opts.send(notice)), {
+  const worker = new Worker(QueueName.Notify, createJobProcessor('bound notice', BoundNoticeSchema, (notice) => opts.send(notice)), {
     connection: opts.connection,
     prefix: opts.prefix,
-    concurrency: opts.concurrency,
+    concurrency: opts.concurrency ?? NOTIFY_CONCURRENCY,
     autorun: false,
     ...workerRetryOptions(),
   })
+  const { log } = opts
+  if (log !== undefined) worker.on('failed', (job, err) => log.warn({ jobId: job?.id, err: err.message }, 'bound notice failed'))
+  return worker
 }

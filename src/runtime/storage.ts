@@ -1,4 +1,8 @@
-/** Opens MySQL and Redis for a process and registers their close; prepares the schema and keeps the Redis copies. */
+/**
+ * Opens MySQL, Redis and queue handles for a process and registers their close; prepares the schema and keeps the
+ * Redis copies.
+ */
+import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import type { Registry } from 'prom-client'
@@ -13,7 +17,9 @@ import { createRedis, waitReady, type RedisRole } from '../redis/connection.js'
 import { reconnectWhenSilent } from '../redis/silence-watch.js'
 import type { ProcessContext } from './process-context.js'
 import type { Reconciler } from '../copies/reconciler.js'
-import { watchRedisClient } from '../redis/redis-watch.js'
+import type { QueueName } from '../queue/names.js'
+import { createQueue } from '../queue/queues.js'
+import { watchBull, watchRedisClient } from '../redis/redis-watch.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
 export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate = true): Promise<Kysely<Database>> {
@@ -44,6 +50,14 @@ export async function openRedis(ctx: ProcessContext, role: RedisRole, name: stri
   })
   if (opts.wait !== false) await waitReady(redis)
   return redis
+}
+
+/** A producer handle on queue `name` over `redis`: its outages logged under `client`, its close registered as `closer`. */
+export function openQueue(ctx: ProcessContext, redis: Redis, name: QueueName, client: string, closer: string): Queue {
+  const queue = createQueue(name, redis, ctx.keys.bullPrefix)
+  watchBull(ctx.redisWatch, client, queue)
+  ctx.shutdown.register(closer, () => queue.close())
+  return queue
 }
 
 /**

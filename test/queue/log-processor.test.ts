@@ -3,7 +3,8 @@ import t from 'tap'
 import { Job } from 'bullmq'
 import { JobName, QueueName } from '../../src/queue/names.js'
 import { createQueue } from '../../src/queue/queues.js'
-import { logJobProcessor } from '../../src/runtime/consumers.js'
+import { createTransactions } from '../../src/mysql/transactions.js'
+import { createLogJobProcessor } from '../../src/queue/log-processor.js'
 import { startStack } from '../helpers/stack.js'
 
 t.test('a redelivered log job (a worker crashed after the insert) stores one entry and one infraction', async (t) => {
@@ -17,7 +18,7 @@ t.test('a redelivered log job (a worker crashed after the insert) stores one ent
     issuedBy: 'Mod', code: code.code, source: 'api:test', sourceIp: '127.0.0.1', receivedAt: Date.now(),
   })
   const job = (await Job.fromId(queue, added.id!))!
-  const process = logJobProcessor(stack.db)
+  const process = createLogJobProcessor({ transactions: createTransactions(stack.db) })
   const first = await process(job)
   const second = await process(job)
   t.equal(first.created, true)
@@ -37,5 +38,5 @@ t.test('a payload that can never succeed fails without retries', async (t) => {
   t.teardown(() => queue.close())
   const added = await queue.add(JobName.Log, { category: 'nope' })
   const job = (await Job.fromId(queue, added.id!))!
-  await t.rejects(logJobProcessor(stack.db)(job), { name: 'UnrecoverableError', message: /^invalid log job/ })
+  await t.rejects(createLogJobProcessor({ transactions: createTransactions(stack.db) })(job), { name: 'UnrecoverableError', message: /^invalid log job/ })
 })
