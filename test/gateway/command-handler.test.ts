@@ -1,3 +1,7 @@
+/**
+ * The slash commands (src/gateway/command-handler.ts) through the real gateway and the sandbox: /code, /pause,
+ * /resume, /unlink, the staff commands, and the "This wasn't me" button of the bound-code DM.
+ */
 import t from 'tap'
 import { eventually, getText, postJson } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'

@@ -4,9 +4,9 @@
  * 4014). Each gives one fatal line naming the fix, no stack trace, and exit status 78.
  */
 import t from 'tap'
-import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/create-sandbox.js'
-import { entry, startPart, type Part } from '../helpers/parts.js'
-import { startStack, type Stack, type Teardown } from '../helpers/stack.js'
+import { createSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/create-sandbox.js'
+import { entry, startPart, type Part } from './helpers/parts.js'
+import { startStack, type Stack, type Teardown } from './helpers/stack.js'
 
 // Each case starts a gateway process with tap's TypeScript loader: slow on a loaded 2-core machine.
 t.setTimeout(300_000)
