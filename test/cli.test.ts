@@ -2,12 +2,11 @@
  * The built CLI as a child process in the Docker image layout: parsing errors and their exit codes, --help, --version,
  * key commands, codes in any case, queue names, and Redis out of reach.
  */
-import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import t from 'tap'
 import { COMMANDS } from '../src/cli/command-table.js'
 import { buildApp } from './helpers/built-app.js'
+import { runBuilt, startBuilt, type Ran } from './helpers/run-built.js'
 import { freePort } from './helpers/scratch.js'
 import { startStack, type Stack } from './helpers/stack.js'
 
@@ -25,44 +24,21 @@ t.before(async () => {
   app = built
 })
 
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+/** This file's database and Redis prefix, quiet logs; `env` overrides. */
+const cliEnv = (env: Record<string, string> = {}) => ({
+  DATABASE_URL: stack.config.databaseUrl,
+  REDIS_URL: stack.config.redisUrl,
+  REDIS_PREFIX: stack.config.redisPrefix,
+  LOG_LEVEL: 'silent',
+  ...env,
+})
 
 /** Starts `node dist/src/cli.js ARGS` (or another built entry) against this file's database and Redis prefix; `env` overrides. */
-function start(args: readonly string[], entry = 'dist/src/cli.js', env: Record<string, string> = {}) {
-  return spawn(process.execPath, [join(app, entry), ...args], {
-    cwd: app,
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.config.databaseUrl,
-      REDIS_URL: stack.config.redisUrl,
-      REDIS_PREFIX: stack.config.redisPrefix,
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-}
+const start = (args: readonly string[], entry = 'dist/src/cli.js', env: Record<string, string> = {}) => startBuilt(app, args, cliEnv(env), entry)
 
 /** Runs a command line to its end (killed after `withinMs`, if given: `code` is then null). */
-function run(args: readonly string[], entry?: string, env?: Record<string, string>, withinMs?: number): Promise<Ran> {
-  const child = start(args, entry, env)
-  const timer = withinMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), withinMs)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+const run = (args: readonly string[], entry?: string, env?: Record<string, string>, withinMs?: number): Promise<Ran> =>
+  runBuilt(app, args, cliEnv(env), { entry, withinMs })
 
 /** Runs every command line, PARALLEL at a time; results in the same order. */
 async function runAll(lines: ReadonlyArray<readonly string[]>): Promise<Ran[]> {

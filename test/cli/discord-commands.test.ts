@@ -3,11 +3,10 @@
  * to exactly the table's permissions, the application id comes from --application-id or DISCORD_TOKEN, the token is
  * never printed, and what it refuses exits 64 with the reason.
  */
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import t from 'tap'
 import { BOT_PERMISSIONS, decodePermissions, permissionInteger } from '../../src/gateway/model/bot-permissions.js'
 import { buildApp } from '../helpers/built-app.js'
+import { runBuilt, type Ran } from '../helpers/run-built.js'
 
 t.setTimeout(240_000)
 
@@ -17,28 +16,9 @@ t.before(async () => {
   app = await buildApp(t, 'pl-discord-cli-')
 })
 
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs the built CLI with `env` over a clean Discord environment; storage points nowhere (the command needs none). */
-function run(args: readonly string[], env: Record<string, string>): Promise<Ran> {
-  const child = spawn(process.execPath, [join(app, 'dist/src/cli.js'), ...args], {
-    cwd: app,
-    env: { ...process.env, DATABASE_URL: 'mysql://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1', LOG_LEVEL: 'info', DISCORD_TOKEN: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const run = (args: readonly string[], env: Record<string, string>): Promise<Ran> =>
+  runBuilt(app, args, { DATABASE_URL: 'mysql://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1', LOG_LEVEL: 'info', DISCORD_TOKEN: '', ...env })
 
 const BOT_ID = '987654321098765432'
 const SECRET = 'GhMo9x.Zk3sEcReT-hmac_part_0123456789abcdefghij'

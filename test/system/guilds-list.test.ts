@@ -3,11 +3,10 @@
  * its parts' GUILD_WHITELIST only, so the CLI's own environment never had it and the list used to say "no whitelisted
  * guilds" while the gateway logged that guild's events. Run with the real built serve and the real built CLI.
  */
-import { spawn } from 'node:child_process'
 import { userInfo } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { buildApp, startService } from '../helpers/built-app.js'
+import { runBuilt, type Ran } from '../helpers/run-built.js'
 import { freePort } from '../helpers/scratch.js'
 import { eventually, startStack, type Stack } from '../helpers/stack.js'
 
@@ -25,21 +24,8 @@ t.before(async () => {
 })
 
 /** Runs the built CLI against this file's database and prefix, with an empty GUILD_WHITELIST of its own. */
-function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(app, 'dist/src/cli.js'), ...args], {
-    cwd: app,
-    env: { ...process.env, DATABASE_URL: stack.config.databaseUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, GUILD_WHITELIST: '', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = (args: readonly string[]): Promise<Ran> =>
+  runBuilt(app, args, { DATABASE_URL: stack.config.databaseUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, GUILD_WHITELIST: '', LOG_LEVEL: 'silent' })
 
 t.test('guilds list under serve in sandbox mode shows the sandbox guild the gateway logs, and where each guild comes from', async (t) => {
   const added = '300000000000000003'
