@@ -4,32 +4,9 @@
  * SSE or WebSocket over a raw socket), against the real front and the Discord sandbox. Polling is made impossible (a poll
  * interval and a stream retry of an hour), so every block must have come through the stream.
  */
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
-
-const root = fileURLToPath(new URL('../../..', import.meta.url))
-
-/** Runs one Lua scenario and returns its JSON line. */
-function lua(script: string, env: Record<string, string>): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'lua5.1',
-      [`test/clients/roblox/${script}`],
-      { cwd: root, timeout: 60_000, env: { ...process.env, LUA_PATH: 'test/clients/roblox/?.lua;clients/roblox/?.lua;;', ...env } },
-      (err, stdout, stderr) => {
-        if (err !== null) return reject(new Error(`lua5.1 ${script} failed: ${err.message}\n${stderr}`))
-        const line = stdout.trim().split('\n').at(-1) ?? ''
-        try {
-          resolve(JSON.parse(line))
-        } catch {
-          reject(new Error(`lua5.1 ${script} printed no JSON: ${stdout}\n${stderr}`))
-        }
-      },
-    )
-  })
-}
+import { runLuaScenario } from '../../helpers/lua-scenario.js'
 
 /** Two linked players and the environment of the stream scenario. */
 async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: string; env: Record<string, string> }> {
@@ -55,7 +32,7 @@ async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: 
 t.test('watch over the real SSE stream', async (t) => {
   const { g, code, second, env } = await setUp(t)
   const api = g.stack.api
-  const out = await lua('stream.lua', { ...env, STREAM: 'sse' })
+  const out = await runLuaScenario('stream.lua', { ...env, STREAM: 'sse' })
   t.same(out.requests, [], 'nothing was polled: every block came through the stream')
   t.match(out.first, { code, marker: ';', username: 'Alice_R' })
   t.equal(out.modeAfterFirst, 'stream')
@@ -69,7 +46,7 @@ t.test('watch over the real SSE stream', async (t) => {
 
 t.test('watch over the real WebSocket', async (t) => {
   const { g, code, second, env } = await setUp(t)
-  const out = await lua('stream.lua', { ...env, STREAM: 'websocket' })
+  const out = await runLuaScenario('stream.lua', { ...env, STREAM: 'websocket' })
   t.same(out.requests, [], 'nothing was polled: every block came through the WebSocket')
   t.match(out.first, { code, marker: ';', username: 'Alice_R' })
   t.equal(out.modeAfterFirst, 'stream')
@@ -92,7 +69,7 @@ t.test('watch over the real WebSocket', async (t) => {
 
 t.test('watch: a player who joins while the WebSocket is opening is subscribed when it opens', async (t) => {
   const { code, second, env } = await setUp(t)
-  const out = await lua('stream-opening.lua', env)
+  const out = await runLuaScenario('stream-opening.lua', env)
   t.match(out.first, { code, username: 'Alice_R' })
   t.match(out.second, { code: second, username: 'Bob_R' }, "the joining player's block arrived")
   t.same(out.changed.activities, [{ lines: ['Playing', 'Factorio'] }], "the joining player's presence change arrived")

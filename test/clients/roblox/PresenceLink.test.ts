@@ -3,16 +3,15 @@
  * a stand-in for the engine's HttpService written for these tests (test/clients/roblox/harness.lua), against the
  * real service with the Discord sandbox. Each Lua scenario prints one JSON line; the assertions are here.
  */
-import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { INVALIDATED_MESSAGE } from '../../../src/codes/model/codes.js'
 import { parseCallbacks, parseRpc } from '../../../src/presence/model/parse-blocks.js'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
+import { runLuaScenario } from '../../helpers/lua-scenario.js'
 import { eventually, getText, startStack } from '../../helpers/stack.js'
 
-const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('../../fixtures', import.meta.url))
 
 const MESSAGES = {
@@ -24,25 +23,8 @@ const MESSAGES = {
   unavailable: 'Linking is not available right now. Try again in a minute.',
 }
 
-/** Runs one Lua scenario and returns its JSON line. */
-function lua(script: string, env: Record<string, string>): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'lua5.1',
-      [`test/clients/roblox/${script}`],
-      { cwd: root, timeout: 60_000, env: { ...process.env, LUA_PATH: 'test/clients/roblox/?.lua;clients/roblox/?.lua;;', FIXTURES: fixtures, ...env } },
-      (err, stdout, stderr) => {
-        if (err !== null) return reject(new Error(`lua5.1 ${script} failed: ${err.message}\n${stderr}`))
-        const line = stdout.trim().split('\n').at(-1) ?? ''
-        try {
-          resolve(JSON.parse(line))
-        } catch {
-          reject(new Error(`lua5.1 ${script} printed no JSON: ${stdout}\n${stderr}`))
-        }
-      },
-    )
-  })
-}
+/** Runs one Lua scenario (with the shared fixtures) and returns its JSON line. */
+const lua = (script: string, env: Record<string, string>) => runLuaScenario(script, { FIXTURES: fixtures, ...env })
 
 /**
  * lua-cjson writes an empty Lua table as `{}` and leaves nil fields out: read the Lua side's JSON in the shape of the

@@ -608,6 +608,25 @@ function Harness.control(path, body)
   return status
 end
 
+--- Waits until `predicate()` is true, checking every 50 ms; fails naming `what` after 10 s.
+function Harness.waitFor(what, predicate)
+  local deadline = Harness.clock() + 10
+  while not predicate() do
+    assert(Harness.clock() < deadline, "timed out waiting for " .. what)
+    Harness.sleep(0.05)
+  end
+end
+
+--- The last block of `code` among `blocks` (in the order a watch delivered them), or nil.
+function Harness.lastBlock(blocks, code)
+  for i = #blocks, 1, -1 do
+    if blocks[i].code == code then
+      return blocks[i]
+    end
+  end
+  return nil
+end
+
 --- A PresenceLink client over the stand-ins, against the service in BASE_URL with the key in API_KEY.
 function Harness.link(options)
   local PresenceLink = require("PresenceLink")

@@ -10,20 +10,9 @@ Harness.run(function()
   local second = Harness.env("SECOND_CODE")
   local seen = {}
   local errors = {}
-  local function waitFor(what, predicate)
-    local deadline = Harness.clock() + 10
-    while not predicate() do
-      assert(Harness.clock() < deadline, "timed out waiting for " .. what)
-      Harness.sleep(0.05)
-    end
-  end
+  local waitFor = Harness.waitFor
   local function last(c)
-    for i = #seen, 1, -1 do
-      if seen[i].code == c then
-        return seen[i]
-      end
-    end
-    return nil
+    return Harness.lastBlock(seen, c)
   end
   local function playing(c, game)
     local b = last(c)

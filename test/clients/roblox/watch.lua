@@ -9,32 +9,21 @@ Harness.run(function()
   local second = Harness.env("SECOND_CODE")
   local seen = {}
   local errors = {}
-  local function waitFor(predicate)
-    local deadline = Harness.clock() + 10
-    while not predicate() do
-      assert(Harness.clock() < deadline, "timed out")
-      Harness.sleep(0.05)
-    end
-  end
+  local waitFor = Harness.waitFor
   local function last(c)
-    for i = #seen, 1, -1 do
-      if seen[i].code == c then
-        return seen[i]
-      end
-    end
-    return nil
+    return Harness.lastBlock(seen, c)
   end
   local watcher = link:watch({ code }, function(block)
     table.insert(seen, block)
   end, { onError = function(err)
     table.insert(errors, err)
   end })
-  waitFor(function()
+  waitFor("the first block", function()
     return last(code) ~= nil
   end)
   local first = last(code)
   Harness.control("presence", { user_id = Harness.env("USER_ID_DISCORD"), status = "online", activities = { { type = 0, name = "Terraria" } } })
-  waitFor(function()
+  waitFor("the change to Terraria", function()
     local b = last(code)
     return b ~= nil and b.activities ~= nil and #b.activities > 0 and b.activities[1].lines[2] == "Terraria"
   end)
@@ -43,7 +32,7 @@ Harness.run(function()
   Harness.sleep(0.4)
   local repeats = #seen - countBefore
   watcher:add(second)
-  waitFor(function()
+  waitFor("the added code's block", function()
     return last(second) ~= nil
   end)
   watcher:remove(code)
