@@ -32,7 +32,7 @@ import type { DestinationRows, StoredDestination } from '../mysql/destination-ro
 import type { LogEntryRows } from '../mysql/log-entry-rows.js'
 import type { DeliveryLease } from '../redis/delivery-lease.js'
 import type { RateGate } from '../redis/delivery-rate-gate.js'
-import { createDiscordPoster } from './discord-poster.js'
+import { createDiscordPoster, type Poster } from './discord-poster.js'
 
 /** How long a lease lasts without renewal; the holder renews every third of it. */
 export const LEASE_MS = 15_000
@@ -65,14 +65,9 @@ export interface DeliveryRunner {
 
 type Usable = { ok: true; target: DestinationTarget; stored: StoredDestination } | { ok: false; why: 'none' | 'disabled' | 'unavailable'; detail: string }
 
-/** Seeds LOG_DESTINATION_* into MySQL and starts one loop per category. */
-export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner> {
-  const { destinations, entries, config, log, metrics } = deps
-  const now = deps.now ?? Date.now
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
-  const stop = new AbortController()
-  const gate = deps.openGate(holder)
-
+/** Writes each LOG_DESTINATION_* that is set into MySQL (a changed one replaces the stored destination). */
+async function seedDestinations(deps: Pick<DeliveryDeps, 'destinations' | 'config' | 'log'>): Promise<void> {
+  const { destinations, config, log } = deps
   for (const category of LOG_CATEGORIES) {
     const value = config.logDestinations[category]
     if (value === '') continue
@@ -82,148 +77,196 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
       log.info({ category, destination: describeTarget(parsed.target) }, 'delivery destination set from the environment')
     }
   }
+}
 
-  const sleep = (ms: number) =>
+/** A sleep that ends early when `signal` aborts. */
+function sleeperOn(signal: AbortSignal): (ms: number) => Promise<void> {
+  return (ms) =>
     new Promise<void>((resolve) => {
-      if (stop.signal.aborted) return resolve()
+      if (signal.aborted) return resolve()
       const done = () => {
         clearTimeout(timer)
-        stop.signal.removeEventListener('abort', done)
+        signal.removeEventListener('abort', done)
         resolve()
       }
       const timer = setTimeout(done, ms)
-      stop.signal.addEventListener('abort', done)
+      signal.addEventListener('abort', done)
     })
+}
 
-  const usableOf = (stored: StoredDestination | undefined): Usable => {
-    if (stored === undefined) return { ok: false, why: 'none', detail: 'no destination' }
-    if (stored.disabledAt !== null) return { ok: false, why: 'disabled', detail: stored.disabledReason ?? 'disabled' }
-    if (!stored.target.ok) return { ok: false, why: 'unavailable', detail: `the stored target ${stored.target.message}` }
-    if (stored.target.target.kind === 'channel' && config.discordToken === '') {
-      return { ok: false, why: 'unavailable', detail: 'a channel destination needs DISCORD_TOKEN' }
-    }
-    return { ok: true, target: stored.target.target, stored }
+/** Whether a stored destination can be posted to; `discordToken` is DISCORD_TOKEN ('' when there is none). */
+function usableOf(stored: StoredDestination | undefined, discordToken: string): Usable {
+  if (stored === undefined) return { ok: false, why: 'none', detail: 'no destination' }
+  if (stored.disabledAt !== null) return { ok: false, why: 'disabled', detail: stored.disabledReason ?? 'disabled' }
+  if (!stored.target.ok) return { ok: false, why: 'unavailable', detail: `the stored target ${stored.target.message}` }
+  if (stored.target.target.kind === 'channel' && discordToken === '') {
+    return { ok: false, why: 'unavailable', detail: 'a channel destination needs DISCORD_TOKEN' }
   }
+  return { ok: true, target: stored.target.target, stored }
+}
 
-  const runCategory = async (category: LogCategoryName) => {
-    const lease = deps.openLease(category, holder, LEASE_MS)
-    const poster = createDiscordPoster({ discordApi: config.discordApi, token: config.discordToken, gate, signal: stop.signal })
-    const firstSeen = new Map<string, number>()
-    let reported = ''
+/** One category's loop and what its steps share. */
+interface CategoryRun {
+  category: LogCategoryName
+  deps: DeliveryDeps
+  now: () => number
+  signal: AbortSignal
+  sleep: (ms: number) => Promise<void>
+  lease: DeliveryLease
+  poster: Poster
+  /** When each pending entry was first seen (the batching window counts from it). */
+  firstSeen: Map<string, number>
+  /** The destination state last logged: 'active', or why not. */
+  reported: string
+}
 
-    // Logs a destination's state once per change, and keeps the disabled gauge current in every process.
-    const observe = (usable: Usable) => {
-      const state = usable.ok ? 'active' : `${usable.why}:${usable.detail}`
-      metrics?.setDisabled(category, !usable.ok && usable.why !== 'none')
-      if (state === reported) return
-      reported = state
-      if (!usable.ok && usable.why === 'disabled') {
-        log.warn({ category, reason: usable.detail }, `delivery destination is disabled; its entries wait for \`presence-link destinations retry ${category}\``)
-      } else if (!usable.ok && usable.why === 'unavailable') {
-        log.warn({ category, reason: usable.detail }, 'delivery destination cannot be used; its entries wait')
-      }
-    }
+/** Logs a destination's state once per change, and keeps the disabled gauge current in every process. */
+function observe(run: CategoryRun, usable: Usable): void {
+  const { category, deps } = run
+  const state = usable.ok ? 'active' : `${usable.why}:${usable.detail}`
+  deps.metrics?.setDisabled(category, !usable.ok && usable.why !== 'none')
+  if (state === run.reported) return
+  run.reported = state
+  if (!usable.ok && usable.why === 'disabled') {
+    deps.log.warn({ category, reason: usable.detail }, `delivery destination is disabled; its entries wait for \`presence-link destinations retry ${category}\``)
+  } else if (!usable.ok && usable.why === 'unavailable') {
+    deps.log.warn({ category, reason: usable.detail }, 'delivery destination cannot be used; its entries wait')
+  }
+}
 
-    const send = async (usable: Usable & { ok: true }, message: PackedMessage): Promise<'ok' | 'stop'> => {
-      const ids = message.entries.map((e) => e.id)
-      let attempt = 0
-      for (;;) {
-        if (stop.signal.aborted || !(await lease.confirm())) return 'stop'
-        const outcome = await poster.post(usable.target, messagePayload(message.entries.map((e) => e.embed)))
-        switch (outcome.kind) {
-          case 'sent':
-            await entries.markSent(ids, outcome.messageId, new Date(now()))
-            for (const id of ids) firstSeen.delete(id)
-            metrics?.request(category, 'sent')
-            metrics?.entriesDelivered(category, ids.length)
-            return 'ok'
-          case 'rate_limited':
-            if (outcome.requestMade) {
-              metrics?.request(category, 'rate_limited')
-              log.info({ category, retryAfterMs: outcome.retryAfterMs }, 'delivery rate limited; waiting it out')
-            }
-            await sleep(outcome.retryAfterMs)
-            continue
-          case 'disable':
-            metrics?.request(category, 'disabled')
-            await destinations.disable(category, usable.stored.targetText, outcome.reason)
-            poster.forget(usable.target)
-            log.error(
-              { category, status: outcome.status, reason: outcome.reason, destination: describeTarget(usable.target) },
-              `delivery destination refused and disabled; its entries stay pending until \`presence-link destinations retry ${category}\``,
-            )
-            reported = `disabled:${outcome.reason}`
-            metrics?.setDisabled(category, true)
-            return 'stop'
-          case 'rejected':
-            metrics?.request(category, 'failed')
-            if (message.entries.length > 1) {
-              for (const entry of message.entries) {
-                if ((await send(usable, { entries: [entry], size: 0 })) === 'stop') return 'stop'
-              }
-              return 'ok'
-            }
-            await entries.markFailed(ids, outcome.reason)
-            log.warn({ category, entries: ids, status: outcome.status, reason: outcome.reason }, 'Discord refused a log entry; marked failed')
-            return 'ok'
-          case 'transient':
-            metrics?.request(category, 'failed')
-            attempt++
-            log.warn({ category, attempt, reason: outcome.reason }, 'delivery failed; retrying the same message')
-            await sleep(backoffMs(attempt))
-            continue
+/**
+ * Sends one message until Discord answers for good; 'stop' when the lease is lost, the runner stops or the
+ * destination is disabled. A rejected message of several entries is sent again entry by entry to find the culprit.
+ */
+async function send(run: CategoryRun, usable: Usable & { ok: true }, message: PackedMessage): Promise<'ok' | 'stop'> {
+  const { category, deps, lease, poster, firstSeen } = run
+  const { entries, destinations, metrics, log } = deps
+  const ids = message.entries.map((e) => e.id)
+  let attempt = 0
+  for (;;) {
+    if (run.signal.aborted || !(await lease.confirm())) return 'stop'
+    const outcome = await poster.post(usable.target, messagePayload(message.entries.map((e) => e.embed)))
+    switch (outcome.kind) {
+      case 'sent':
+        await entries.markSent(ids, outcome.messageId, new Date(run.now()))
+        for (const id of ids) firstSeen.delete(id)
+        metrics?.request(category, 'sent')
+        metrics?.entriesDelivered(category, ids.length)
+        return 'ok'
+      case 'rate_limited':
+        if (outcome.requestMade) {
+          metrics?.request(category, 'rate_limited')
+          log.info({ category, retryAfterMs: outcome.retryAfterMs }, 'delivery rate limited; waiting it out')
         }
-      }
-    }
-
-    // One pass: returns true when it sent something (so the loop reads again at once).
-    const flush = async (): Promise<boolean> => {
-      const usable = usableOf(await destinations.get(category))
-      observe(usable)
-      if (!usable.ok) {
-        if (usable.why === 'none' && (await entries.hasPending(category))) await entries.markNoDestination(category)
-        firstSeen.clear()
-        return false
-      }
-      if (!(await entries.hasPending(category))) {
-        firstSeen.clear()
-        return false
-      }
-      const pending = await entries.readPending(category, READ_LIMIT)
-      const seenAt = now()
-      const outgoing: Outgoing[] = pending.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
-      firstSeen.clear()
-      for (const o of outgoing) firstSeen.set(o.id, o.firstSeenMs)
-      const messages = packMessages(outgoing)
-      const ready = readyCount(messages, { nowMs: now(), windowMs: config.deliveryBatchMs })
-      for (const message of messages.slice(0, ready)) {
-        if ((await send(usable, message)) === 'stop') return false
-      }
-      return ready > 0
-    }
-
-    while (!stop.signal.aborted) {
-      try {
-        if (!lease.held) {
-          firstSeen.clear()
-          if (!(await lease.acquire())) {
-            if (metrics !== undefined) observe(usableOf(await destinations.get(category)))
-            await sleep(ACQUIRE_EVERY_MS)
-            continue
+        await run.sleep(outcome.retryAfterMs)
+        continue
+      case 'disable':
+        metrics?.request(category, 'disabled')
+        await destinations.disable(category, usable.stored.targetText, outcome.reason)
+        poster.forget(usable.target)
+        log.error(
+          { category, status: outcome.status, reason: outcome.reason, destination: describeTarget(usable.target) },
+          `delivery destination refused and disabled; its entries stay pending until \`presence-link destinations retry ${category}\``,
+        )
+        run.reported = `disabled:${outcome.reason}`
+        metrics?.setDisabled(category, true)
+        return 'stop'
+      case 'rejected':
+        metrics?.request(category, 'failed')
+        if (message.entries.length > 1) {
+          for (const entry of message.entries) {
+            if ((await send(run, usable, { entries: [entry], size: 0 })) === 'stop') return 'stop'
           }
-          log.info({ category }, 'delivery lease taken: this process posts the category')
+          return 'ok'
         }
-        if (!(await flush())) await sleep(config.deliveryPollMs)
-      } catch (err) {
-        if (stop.signal.aborted) break
-        log.warn({ category, err: (err as Error).message }, 'delivery pass failed; retrying')
-        await sleep(ERROR_PAUSE_MS)
-      }
+        await entries.markFailed(ids, outcome.reason)
+        log.warn({ category, entries: ids, status: outcome.status, reason: outcome.reason }, 'Discord refused a log entry; marked failed')
+        return 'ok'
+      case 'transient':
+        metrics?.request(category, 'failed')
+        attempt++
+        log.warn({ category, attempt, reason: outcome.reason }, 'delivery failed; retrying the same message')
+        await run.sleep(backoffMs(attempt))
+        continue
     }
-    await lease.release()
   }
+}
 
-  const loops = LOG_CATEGORIES.map((category) => runCategory(category))
+/** One pass: returns true when it sent something (so the loop reads again at once). */
+async function flush(run: CategoryRun): Promise<boolean> {
+  const { category, deps, firstSeen } = run
+  const { entries, config } = deps
+  const usable = usableOf(await deps.destinations.get(category), config.discordToken)
+  observe(run, usable)
+  if (!usable.ok) {
+    if (usable.why === 'none' && (await entries.hasPending(category))) await entries.markNoDestination(category)
+    firstSeen.clear()
+    return false
+  }
+  if (!(await entries.hasPending(category))) {
+    firstSeen.clear()
+    return false
+  }
+  const pending = await entries.readPending(category, READ_LIMIT)
+  const seenAt = run.now()
+  const outgoing: Outgoing[] = pending.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
+  firstSeen.clear()
+  for (const o of outgoing) firstSeen.set(o.id, o.firstSeenMs)
+  const messages = packMessages(outgoing)
+  const ready = readyCount(messages, { nowMs: run.now(), windowMs: config.deliveryBatchMs })
+  for (const message of messages.slice(0, ready)) {
+    if ((await send(run, usable, message)) === 'stop') return false
+  }
+  return ready > 0
+}
+
+/** Posts one category while this process holds its lease, retrying the lease otherwise, until `run.signal` aborts. */
+async function runCategory(run: CategoryRun): Promise<void> {
+  const { category, deps, lease, firstSeen } = run
+  const { log, metrics } = deps
+  while (!run.signal.aborted) {
+    try {
+      if (!lease.held) {
+        firstSeen.clear()
+        if (!(await lease.acquire())) {
+          if (metrics !== undefined) observe(run, usableOf(await deps.destinations.get(category), deps.config.discordToken))
+          await run.sleep(ACQUIRE_EVERY_MS)
+          continue
+        }
+        log.info({ category }, 'delivery lease taken: this process posts the category')
+      }
+      if (!(await flush(run))) await run.sleep(deps.config.deliveryPollMs)
+    } catch (err) {
+      if (run.signal.aborted) break
+      log.warn({ category, err: (err as Error).message }, 'delivery pass failed; retrying')
+      await run.sleep(ERROR_PAUSE_MS)
+    }
+  }
+  await lease.release()
+}
+
+/** Seeds LOG_DESTINATION_* into MySQL and starts one loop per category. */
+export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner> {
+  const { config, log } = deps
+  const now = deps.now ?? Date.now
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const stop = new AbortController()
+  const gate = deps.openGate(holder)
+  await seedDestinations(deps)
+  const sleep = sleeperOn(stop.signal)
+  const loops = LOG_CATEGORIES.map((category) =>
+    runCategory({
+      category,
+      deps,
+      now,
+      signal: stop.signal,
+      sleep,
+      lease: deps.openLease(category, holder, LEASE_MS),
+      poster: createDiscordPoster({ discordApi: config.discordApi, token: config.discordToken, gate, signal: stop.signal }),
+      firstSeen: new Map(),
+      reported: '',
+    }),
+  )
   log.info({ categories: LOG_CATEGORIES, ratePerSecond: config.deliveryRateLimit, batchMs: config.deliveryBatchMs }, 'delivery started')
   let closing: Promise<void> | undefined
   return {

@@ -39,10 +39,36 @@ function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
   return Array.isArray(roles) ? roles.includes(staffRoleId) : roles.cache.has(staffRoleId)
 }
 
+/** Who acted, as the code service records it. */
+function actorOf(i: Interaction): { source: string; name: string } {
+  return { source: 'discord', name: `${i.user.username} (${i.user.id})` }
+}
+
+/** /staff pardon: an infraction stops counting (it stays in the log). */
+async function pardon(infractions: CommandHandlerDeps['infractions'], i: ChatInputCommandInteraction): Promise<string> {
+  const id = String(i.options.getInteger('infraction', true))
+  if (!/^[1-9]\d{0,18}$/.test(id)) return reply('pardonBadId')
+  const result = await infractions.pardon(id, actorOf(i).name, i.options.getString('reason'))
+  if (result.outcome === 'not_found') return reply('pardonNotFound', { id })
+  const of = { id, eventType: result.infraction.eventType.slice(0, 64), userId: result.infraction.chatUserId }
+  if (result.outcome === 'already_pardoned') return reply('pardonAlready', { ...of, by: result.infraction.pardon?.by ?? '?' })
+  return reply('pardoned', of)
+}
+
+/** /staff watch and unwatch: a game account on or off the watchlist. */
+async function watch(watchlist: CommandHandlerDeps['watchlist'], i: ChatInputCommandInteraction, sub: 'watch' | 'unwatch'): Promise<string> {
+  const id = String(i.options.getInteger('platform_user_id', true))
+  if (!PLATFORM_USER_ID.test(id)) return reply('watchBadId')
+  if (sub === 'unwatch') {
+    return reply((await watchlist.remove(id)) ? 'unwatched' : 'notWatched', { id })
+  }
+  const outcome = await watchlist.add({ platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
+  return reply(outcome === 'added' ? 'watched' : 'watchUpdated', { id })
+}
+
 /** Creates the interaction listener. */
 export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
   const { codes, log } = deps
-  const actorOf = (i: Interaction) => ({ source: 'discord', name: `${i.user.username} (${i.user.id})` })
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
@@ -87,8 +113,8 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     }
     if (!isStaff(i, deps.staffRoleId)) return reply('staffOnly')
     const sub = i.options.getSubcommand()
-    if (sub === 'watch' || sub === 'unwatch') return watch(i, sub)
-    if (sub === 'pardon') return pardon(i)
+    if (sub === 'watch' || sub === 'unwatch') return watch(deps.watchlist, i, sub)
+    if (sub === 'pardon') return pardon(deps.infractions, i)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return reply('staffUserOrCode')
@@ -119,26 +145,6 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const result = await codes.act(record.code, sub as CodeAction, actorOf(i))
     if (!result.ok) return refusedReply(result.reason)
     return reply('staffDone', { action: sub, masked: maskCode(record.code), userId: record.chatUserId })
-  }
-
-  const pardon = async (i: ChatInputCommandInteraction): Promise<string> => {
-    const id = String(i.options.getInteger('infraction', true))
-    if (!/^[1-9]\d{0,18}$/.test(id)) return reply('pardonBadId')
-    const result = await deps.infractions.pardon(id, actorOf(i).name, i.options.getString('reason'))
-    if (result.outcome === 'not_found') return reply('pardonNotFound', { id })
-    const of = { id, eventType: result.infraction.eventType.slice(0, 64), userId: result.infraction.chatUserId }
-    if (result.outcome === 'already_pardoned') return reply('pardonAlready', { ...of, by: result.infraction.pardon?.by ?? '?' })
-    return reply('pardoned', of)
-  }
-
-  const watch = async (i: ChatInputCommandInteraction, sub: 'watch' | 'unwatch'): Promise<string> => {
-    const id = String(i.options.getInteger('platform_user_id', true))
-    if (!PLATFORM_USER_ID.test(id)) return reply('watchBadId')
-    if (sub === 'unwatch') {
-      return reply((await deps.watchlist.remove(id)) ? 'unwatched' : 'notWatched', { id })
-    }
-    const outcome = await deps.watchlist.add({ platformUserId: id, reason: i.options.getString('reason'), addedBy: actorOf(i).name })
-    return reply(outcome === 'added' ? 'watched' : 'watchUpdated', { id })
   }
 
   const notMe = async (i: ButtonInteraction): Promise<string> => {

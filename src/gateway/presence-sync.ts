@@ -78,10 +78,102 @@ interface PendingRequest {
   timer: NodeJS.Timeout
 }
 
+/** The member requests (op 8) in flight, answered by their GUILD_MEMBERS_CHUNKs. */
+interface MemberRequests {
+  /** Asks a guild for its members with presences (all of them, or `userIds`); resolves once every chunk arrived. */
+  request(shardId: number, guildId: string, userIds?: string[]): Promise<{ presences: RawPresence[]; members: string[] }>
+  /** Takes a chunk; one that answers no request of ours is ignored. */
+  onChunk(d: MembersChunk): void
+  /** Rejects every request in flight (the gateway stops). */
+  cancelAll(): void
+}
+
+function createMemberRequests(requestMembers: PresenceSyncDeps['requestMembers']): MemberRequests {
+  const pending = new Map<string, PendingRequest>()
+  return {
+    request: (shardId, guildId, userIds) =>
+      new Promise((resolve, reject) => {
+        const nonce = randomUUID().replace(/-/g, '').slice(0, 32)
+        const entry: PendingRequest = {
+          received: 0,
+          expected: null,
+          presences: [],
+          members: [],
+          resolve: () => resolve({ presences: entry.presences, members: entry.members }),
+          reject,
+          timer: setTimeout(() => {
+            pending.delete(nonce)
+            reject(new Error(`member chunks for guild ${guildId} did not all arrive in ${CHUNK_TIMEOUT_MS} ms`))
+          }, CHUNK_TIMEOUT_MS),
+        }
+        pending.set(nonce, entry)
+        requestMembers(shardId, {
+          guild_id: guildId,
+          limit: 0,
+          presences: true,
+          nonce,
+          ...(userIds === undefined ? { query: '' } : { user_ids: userIds }),
+        })
+      }),
+
+    onChunk(d) {
+      if (d.nonce === undefined) return
+      const entry = pending.get(d.nonce)
+      if (entry === undefined) return
+      entry.received++
+      entry.expected = d.chunk_count
+      for (const m of d.members) if (m.user !== undefined) entry.members.push(m.user.id)
+      if (d.presences !== undefined) entry.presences.push(...d.presences)
+      if (entry.received >= entry.expected) {
+        clearTimeout(entry.timer)
+        pending.delete(d.nonce)
+        entry.resolve()
+      }
+    },
+
+    cancelAll() {
+      for (const p of pending.values()) {
+        clearTimeout(p.timer)
+        p.reject(new Error('gateway stopping'))
+      }
+      pending.clear()
+    },
+  }
+}
+
+/**
+ * Writes one guild's member snapshot: each code holder seen live, once per resync (`seen`), unless a presence change
+ * of theirs arrived since the resync started (`changed`); returns how many entries were written.
+ */
+async function writeSnapshot(snapshot: {
+  store: PresenceStore
+  gamePlatformName: string
+  shardId: number
+  presences: RawPresence[]
+  seen: Set<string>
+  changed: Set<string>
+}): Promise<number> {
+  const { store, gamePlatformName, shardId, seen, changed } = snapshot
+  const live = snapshot.presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
+  const holders = await store.codesOf(live.map((p) => p.user.id))
+  const entries: Array<[string, PresenceEntry]> = []
+  for (const p of live) {
+    const code = holders.get(p.user.id)
+    if (code === undefined || seen.has(code)) continue
+    seen.add(code)
+    // A newer PRESENCE_UPDATE of this user already wrote (or cleared) the entry: the snapshot is older.
+    if (changed.has(`u:${p.user.id}`)) continue
+    entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
+  }
+  for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
+  return entries.length
+}
+
 /** Creates the sync. */
 export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const { store, gamePlatformName, log } = deps
-  const pending = new Map<string, PendingRequest>()
+  const members = createMemberRequests(deps.requestMembers)
+  const request = members.request
   let timer: NodeJS.Timeout | undefined
   // One set per running resync: `u:<user id>` and `c:<code>` of every presence change seen since it started.
   const running = new Set<Set<string>>()
@@ -89,31 +181,6 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     for (const changed of running) changed.add(key)
   }
   const refreshing = new Map<number, { again: boolean; done: Promise<void> }>()
-
-  const request = (shardId: number, guildId: string, userIds?: string[]) =>
-    new Promise<{ presences: RawPresence[]; members: string[] }>((resolve, reject) => {
-      const nonce = randomUUID().replace(/-/g, '').slice(0, 32)
-      const entry: PendingRequest = {
-        received: 0,
-        expected: null,
-        presences: [],
-        members: [],
-        resolve: () => resolve({ presences: entry.presences, members: entry.members }),
-        reject,
-        timer: setTimeout(() => {
-          pending.delete(nonce)
-          reject(new Error(`member chunks for guild ${guildId} did not all arrive in ${CHUNK_TIMEOUT_MS} ms`))
-        }, CHUNK_TIMEOUT_MS),
-      }
-      pending.set(nonce, entry)
-      deps.requestMembers(shardId, {
-        guild_id: guildId,
-        limit: 0,
-        presences: true,
-        nonce,
-        ...(userIds === undefined ? { query: '' } : { user_ids: userIds }),
-      })
-    })
 
   const sync: PresenceSync = {
     async onPresenceUpdate(d, shardId) {
@@ -130,18 +197,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     },
 
     onMembersChunk(d) {
-      if (d.nonce === undefined) return
-      const entry = pending.get(d.nonce)
-      if (entry === undefined) return
-      entry.received++
-      entry.expected = d.chunk_count
-      for (const m of d.members) if (m.user !== undefined) entry.members.push(m.user.id)
-      if (d.presences !== undefined) entry.presences.push(...d.presences)
-      if (entry.received >= entry.expected) {
-        clearTimeout(entry.timer)
-        pending.delete(d.nonce)
-        entry.resolve()
-      }
+      members.onChunk(d)
     },
 
     async resyncShard(shardId) {
@@ -152,19 +208,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
         let written = 0
         for (const guild of deps.guilds().filter((g) => g.shardId === shardId)) {
           const { presences } = await request(shardId, guild.id)
-          const live = presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
-          const holders = await store.codesOf(live.map((p) => p.user.id))
-          const entries: Array<[string, PresenceEntry]> = []
-          for (const p of live) {
-            const code = holders.get(p.user.id)
-            if (code === undefined || seen.has(code)) continue
-            seen.add(code)
-            // A newer PRESENCE_UPDATE of this user already wrote (or cleared) the entry: the snapshot is older.
-            if (changed.has(`u:${p.user.id}`)) continue
-            entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
-          }
-          for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
-          written += entries.length
+          written += await writeSnapshot({ store, gamePlatformName, shardId, presences, seen, changed })
         }
         const removed = await store.sweepShard(shardId, (code) => seen.has(code) || changed.has(`c:${code}`))
         log.info({ shard: shardId, written, removed }, 'presence resync done')
@@ -234,11 +278,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     async stop(shards) {
       if (timer !== undefined) clearInterval(timer)
       timer = undefined
-      for (const p of pending.values()) {
-        clearTimeout(p.timer)
-        p.reject(new Error('gateway stopping'))
-      }
-      pending.clear()
+      members.cancelAll()
       await Promise.all(shards.map((s) => store.markDead(s)))
     },
   }
