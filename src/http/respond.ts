@@ -1,9 +1,9 @@
 /**
  * The one place where outcomes become HTTP statuses and bodies. JSON errors are always
  * `{detail: {status, code, message, ...}}`: `status` is the spec's bind status where one applies, else `error`;
- * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text.
+ * `code` is from the ErrorCode list. Text endpoints (callbacks, rpc) answer errors in plain text. Replies are values;
+ * the pipeline (pipeline.ts) writes them.
  */
-import type { Request, Response } from 'hyper-express'
 import { INVALIDATED_MESSAGE, isCode } from '../codes/model/codes.js'
 import { ErrorCode } from './model/error-codes.js'
 import type { FieldIssue } from './model/fields.js'
@@ -25,28 +25,6 @@ export interface Reply {
  * stays well inside that with room for the headers. MAX_CODES_PER_REQUEST codes (at most 600) always fit.
  */
 export const MAX_TARGET_BYTES = 3072
-
-const JSON_TYPE = 'application/json; charset=utf-8'
-const TEXT_TYPE = 'text/plain; charset=utf-8'
-
-/**
- * Writes a reply. When `req` still has body bytes on the way (an early 401, 413, a lying Content-Length), the reply
- * goes out at once and the connection is closed: hyper-express would otherwise hold the answer until the whole
- * declared body arrived, and the unread bytes would be parsed as the next request. uWS writes the
- * `Connection: close` header of such a reply itself.
- */
-export function send(res: Response, reply: Reply, requestId: string, req?: Request): void {
-  if (res.completed) return
-  const bodyPending = req !== undefined && !req.received
-  if (bodyPending) req.received = true
-  res.status(reply.status)
-  // A 304 carries no body, so no content type (RFC 9110 15.4.5); its ETag and Cache-Control come in `headers`.
-  if (reply.status !== 304) res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
-  res.header('x-request-id', requestId)
-  res.header('cache-control', 'no-store')
-  if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v, true)
-  res.send(reply.body, bodyPending)
-}
 
 /** A JSON success reply. */
 export function jsonOk(body: unknown): Reply {
@@ -157,11 +135,10 @@ export function bindReply(result: BindJobResult): Reply {
   }
 }
 
-/** 414 when the request target (path and query) is longer than MAX_TARGET_BYTES; null otherwise. */
-export function targetTooLong(req: Request, text: boolean): Reply | null {
+/** 414 when the request target (`path`, and `query` without its `?`) is longer than MAX_TARGET_BYTES; null otherwise. */
+export function targetTooLong(path: string, query: string | undefined, text: boolean): Reply | null {
   // uWS gives no query (undefined) when the target has no `?`.
-  const query = req.path_query ?? ''
-  const length = req.path.length + (query.length > 0 ? query.length + 1 : 0)
+  const length = path.length + (query !== undefined && query.length > 0 ? query.length + 1 : 0)
   if (length <= MAX_TARGET_BYTES) return null
   const message = `the request target is ${length} bytes; at most ${MAX_TARGET_BYTES} are read`
   return text ? textError(414, ErrorCode.UriTooLong, message) : jsonError(414, ErrorCode.UriTooLong, message)

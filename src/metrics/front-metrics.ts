@@ -3,8 +3,7 @@
  * and the read path (near cache hits, misses, evictions and entries; change feed lag and liveness).
  */
 import type { Registry } from 'prom-client'
-import type { FrontObserver, ReadPathState } from '../http/front-app.js'
-import type { StreamObserver } from '../http/stream-routes.js'
+import type { FrontObserver, ReadPathState, StreamObserver } from '../http/front-observer.js'
 import type { StreamHub } from '../streams/stream-hub.js'
 import {
   BIND_OUTCOMES,

@@ -15,7 +15,7 @@
 import type { Redis } from 'ioredis'
 import type { CodeView } from '../presence/model/blocks.js'
 import { decodeCachedCode } from '../codes/model/code-record.js'
-import { nearView, type NearCache, type NearEntry } from '../presence/model/near-cache.js'
+import { nearView, stampHolds, type AnswerStamp, type NearCache, type NearEntry } from '../presence/model/near-cache.js'
 import { decodePresence } from '../presence/model/presence-entry.js'
 import type { RedisKeys } from './keys.js'
 import type { ShardMarks } from './shard-marks.js'
@@ -41,11 +41,10 @@ export function createCodeLookup(
 ): CodeLookup {
   const now = opts.now ?? Date.now
   const near = opts.near
-  // The views last answered for a codes array answered wholly from the near cache, with what they depended on: the
-  // cache's version, the marks' version and the time until which no mark lapses. While all three hold, the same codes
-  // give the same views, so a caller asking again with the same array (the front remembers one per path) skips the
-  // per-code cache reads. Those skipped reads do not refresh the entries' recency in the cache's LRU order.
-  const answered = new WeakMap<readonly string[], { views: readonly CodeView[]; version: number; marks: number; from: number; until: number }>()
+  // The views last answered for a codes array answered wholly from the near cache, under their stamp (the view
+  // contract, presence/model/near-cache.ts): a caller asking again with the same array (the blocks routes remember one
+  // per path) skips the per-code cache reads. Those skipped reads do not refresh the entries' recency in the LRU order.
+  const answered = new WeakMap<readonly string[], { views: readonly CodeView[]; stamp: AnswerStamp }>()
   const read = async (codes: readonly string[]): Promise<NearEntry[]> => {
     const [records, presences] = await Promise.all([redis.hmget(keys.codes, ...codes), redis.hmget(keys.presence, ...codes)])
     const entries: NearEntry[] = new Array(codes.length)
@@ -80,7 +79,7 @@ export function createCodeLookup(
     }
     let at = now()
     const known = answered.get(codes)
-    if (known !== undefined && known.version === near.version && known.marks === marks.version && at >= known.from && at < known.until) {
+    if (known !== undefined && stampHolds(known.stamp, near.version, marks.version, at)) {
       opts.onNearCache?.(codes.length, 0)
       return known.views.slice()
     }
@@ -94,7 +93,7 @@ export function createCodeLookup(
     opts.onNearCache?.(codes.length - missing.length, missing.length)
     if (missing.length === 0) {
       if (marks.version !== undefined && marks.stableUntil !== undefined) {
-        answered.set(codes, { views: views.slice(), version: near.version, marks: marks.version, from: at, until: marks.stableUntil(at) })
+        answered.set(codes, { views: views.slice(), stamp: { version: near.version, marks: marks.version, from: at, until: marks.stableUntil(at) } })
       }
       return views
     }

@@ -3,7 +3,7 @@
  * the near cache they keep current, and the lookup over them. Streams use the same feed, marks and lookup.
  */
 import type { Redis } from 'ioredis'
-import type { FrontObserver } from '../http/front-app.js'
+import type { FrontObserver } from '../http/front-observer.js'
 import { createNearCache, type NearCache } from '../presence/model/near-cache.js'
 import { followChangeFeed, type ChangeFeed } from './change-feed.js'
 import { createRedis } from './connection.js'

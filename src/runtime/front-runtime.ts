@@ -1,9 +1,8 @@
 /** Builds one front process's server from real clients: Redis for reads and queues, a small MySQL pool for /readyz, info and safety. */
-import type HyperExpress from 'hyper-express'
 import { createKeyVerifier } from '../auth/api-key-service.js'
 import { createClientIpResolver } from '../http/client-ip.js'
-import { createFrontApp, type FrontObserver } from '../http/front-app.js'
-import type { StreamObserver } from '../http/stream-routes.js'
+import type { FrontObserver, StreamObserver } from '../http/front-observer.js'
+import { createFrontApp, type FrontServer } from '../http/server.js'
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { JobName, QueueName } from '../queue/names.js'
@@ -13,7 +12,6 @@ import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import { redisCheck, waitReady } from '../redis/connection.js'
 import { createRateLimits } from '../redis/rate-limits.js'
-import { watchShardMarks } from '../redis/shard-marks.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import type { ProcessContext } from './process-context.js'
@@ -29,7 +27,7 @@ const REDIS_START_WAIT_MS = 3000
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
-  app: HyperExpress.Server
+  app: FrontServer
   port: number
   /** The stream hub (SSE and WebSocket subscriptions). */
   hub: StreamHub

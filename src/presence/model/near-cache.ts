@@ -11,6 +11,17 @@
  *
  * Per-code generations live in a fixed table indexed by a hash of the code: two codes sharing a slot only cost an
  * extra read, and memory does not grow with the number of codes ever invalidated.
+ *
+ * The view contract: the read path has three memo layers, and this is the one place that says what they rely on.
+ * 1. Views are values by identity. `nearView` hands out one view object per entry and liveness, and an entry is
+ *    replaced, never changed, when its code changes: the same view object always renders the same blocks.
+ * 2. The cache's `version` changes whenever `get` may return another entry for some code.
+ * 3. The lookup (src/redis/code-lookup.ts) remembers the views it answered for one codes array wholly from this
+ *    cache, under an `AnswerStamp`; while `stampHolds`, it answers those same view objects again (in a new array)
+ *    without reading the cache per code.
+ * 4. A caller rendering views (the blocks routes, src/http/routes/blocks.ts) keeps its rendered body while
+ *    `sameViews` holds between the views it rendered and the views it is given, and asks with the same codes array
+ *    again so that (3) applies.
  */
 import type { CodeView } from './blocks.js'
 import { viewOf, type CachedCode } from '../../codes/model/code-record.js'
@@ -150,4 +161,25 @@ export function nearView(entry: NearEntry, isLive: (shard: number) => boolean): 
     return (entry.liveView ??= viewOf(record, presence.activity))
   }
   return (entry.idleView ??= viewOf(record, ''))
+}
+
+/** What a lookup's answer for one codes array depended on: the cache's version, the shard marks' version, and the span of time in which no mark lapses. */
+export interface AnswerStamp {
+  readonly version: number
+  readonly marks: number
+  readonly from: number
+  readonly until: number
+}
+
+/** True while an answer stamped `stamp` is still the answer: same cache and marks versions, and `at` within its span. */
+export function stampHolds(stamp: AnswerStamp, version: number, marks: number | undefined, at: number): boolean {
+  return stamp.version === version && stamp.marks === marks && at >= stamp.from && at < stamp.until
+}
+
+/** True when both lists hold the same view objects in the same order: by the view contract, they render the same. */
+export function sameViews(a: readonly CodeView[], b: readonly CodeView[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }

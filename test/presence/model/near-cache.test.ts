@@ -1,6 +1,6 @@
 /** The near cache's bookkeeping (presence/model/near-cache.ts): tickets against invalidations, liveness, the LRU bound. */
 import t from 'tap'
-import { createNearCache, nearView, type NearEntry } from '../../../src/presence/model/near-cache.js'
+import { createNearCache, nearView, sameViews, stampHolds, type NearEntry } from '../../../src/presence/model/near-cache.js'
 
 const entry = (activity: string, shard = 0): NearEntry => ({
   record: { state: 'active', paused: false, chatUserId: '1', platformUsername: 'Someone', version: 1 },
@@ -160,4 +160,33 @@ t.test('the version changes with every change of what get returns, and not with 
   changed('invalidating everything')
   near.setLive(false)
   changed('going down')
+})
+
+t.test('the view contract', async (t) => {
+  t.test('an unchanged entry gives the same view objects, so its rendered answer can be kept', async (t) => {
+    const a = entry('x')
+    const b = entry('y')
+    const isLive = () => true
+    const first = [nearView(a, isLive), nearView(b, isLive)]
+    t.equal(sameViews(first, [nearView(a, isLive), nearView(b, isLive)]), true, 'same entries, same liveness')
+    t.equal(sameViews(first, first), true, 'the same list')
+    t.equal(sameViews(first, [nearView(a, isLive), nearView(entry('y'), isLive)]), false, 'a replaced entry')
+    t.equal(sameViews(first, [nearView(a, isLive), nearView(b, () => false)]), false, 'its shard lapsed')
+    t.equal(sameViews(first, [nearView(b, isLive), nearView(a, isLive)]), false, 'another order')
+    t.equal(sameViews(first, first.slice(0, 1)), false, 'fewer views')
+    t.equal(sameViews([], []), true, 'no views')
+  })
+  t.test('a stamped answer holds only while both versions hold and within its span', async (t) => {
+    const stamp = { version: 3, marks: 7, from: 1000, until: 2000 }
+    const cases: Array<[number, number | undefined, number, boolean, string]> = [
+      [3, 7, 1000, true, 'at its start'],
+      [3, 7, 1999, true, 'just before its end'],
+      [3, 7, 2000, false, 'at its end (a mark lapses)'],
+      [3, 7, 999, false, 'before its start (the clock went back)'],
+      [4, 7, 1500, false, 'the cache changed'],
+      [3, 8, 1500, false, 'the marks were read again'],
+      [3, undefined, 1500, false, 'marks without a version'],
+    ]
+    for (const [version, marks, at, holds, what] of cases) t.equal(stampHolds(stamp, version, marks, at), holds, what)
+  })
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { eventually, getText, postJson, startStack, type Stack } from '../helpers/stack.js'
+import { eventually, getText, postJson, startStack, type Stack } from '../../helpers/stack.js'
 
 let stack: Stack
 let auth: string

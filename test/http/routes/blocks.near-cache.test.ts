@@ -4,12 +4,12 @@
  * shard liveness when serving, stays within NEAR_CACHE_ENTRIES, and still charges the unknown-code budget.
  */
 import t from 'tap'
-import type { FeedChange } from '../../src/redis/model/feed-message.js'
-import type { FrontObserver, ReadPathState } from '../../src/http/front-app.js'
-import { followChangeFeed } from '../../src/redis/change-feed.js'
-import { createRedis } from '../../src/redis/connection.js'
-import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, setShardMark, startStack, type Stack, type Teardown } from '../helpers/stack.js'
+import type { FeedChange } from '../../../src/redis/model/feed-message.js'
+import type { FrontObserver, ReadPathState } from '../../../src/http/front-observer.js'
+import { followChangeFeed } from '../../../src/redis/change-feed.js'
+import { createRedis } from '../../../src/redis/connection.js'
+import { MARKS_REFRESH_MS } from '../../../src/redis/shard-marks.js'
+import { eventually, getText, setShardMark, startStack, type Stack, type Teardown } from '../../helpers/stack.js'
 
 /** An observer that keeps what the read path reports. */
 function readPathProbe() {

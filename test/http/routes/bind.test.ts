@@ -1,6 +1,6 @@
 import t from 'tap'
-import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js'
-import { getText, postJson, startStack, type Stack } from '../helpers/stack.js'
+import { createSandbox, type Sandbox } from '../../../src/sandbox/create-sandbox.js'
+import { getText, postJson, startStack, type Stack } from '../../helpers/stack.js'
 
 let stack: Stack
 let sandbox: Sandbox

@@ -1,9 +1,9 @@
 /** GET /api/v1/callbacks and /api/v1/rpc over HTTP against the real stack. */
 import t from 'tap'
-import { renderActivityGroups, type ActivityInput } from '../../src/presence/model/activity.js'
-import { parseCallbacks, parseRpc } from '../../src/presence/model/parse-blocks.js'
-import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, setShardMark, startStack, type Stack } from '../helpers/stack.js'
+import { renderActivityGroups, type ActivityInput } from '../../../src/presence/model/activity.js'
+import { parseCallbacks, parseRpc } from '../../../src/presence/model/parse-blocks.js'
+import { MARKS_REFRESH_MS } from '../../../src/redis/shard-marks.js'
+import { eventually, getText, setShardMark, startStack, type Stack } from '../../helpers/stack.js'
 
 const SPOTIFY: ActivityInput = { type: 2, name: 'Spotify', details: 'Blinding Lights', state: 'The Weeknd' }
 const MINECRAFT: ActivityInput = { type: 0, name: 'Minecraft' }

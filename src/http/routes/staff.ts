@@ -1,20 +1,19 @@
 /**
- * GET /api/v1/info/{code} and POST /api/v1/safety (bearer). Registered by the front on its app through the same
- * route kit as the spec's endpoints (request ids, logging, metrics, rate limits, the one error shape of respond.ts).
- * Unlike callbacks and rpc these read MySQL (infractions and the watchlist live only there), through the front's
- * small pool; they are rate-limited per IP like log, each with its own budget (RATE_LIMITS `info=`, `safety=`).
+ * GET /api/v1/info/{code} and POST /api/v1/safety (bearer), through the same pipeline as the spec's endpoints
+ * (request ids, logging, metrics, rate limits, the one error shape of respond.ts). Unlike callbacks and rpc these read
+ * MySQL (infractions and the watchlist live only there), through the front's small pool; they are rate-limited per IP
+ * like log, each with its own budget (RATE_LIMITS `info=`, `safety=`).
  */
-import type { Request, Response } from 'hyper-express'
-import { isCode } from '../codes/model/codes.js'
-import { ErrorCode } from './model/error-codes.js'
-import type { SafetyVerdict } from '../safety/model/verdict.js'
-import type { Logger } from '../lib/logger.js'
-import type { CodeInfo, SafetyCheckInput } from '../safety/safety-service.js'
-import { threatDetectionJob } from '../safety/threat-detection.js'
-import type { LogJob } from '../queue/model/jobs.js'
-import { SafetyRequestSchema } from './model/safety-request.js'
-import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from './respond.js'
-import type { RouteKit } from './route-kit.js'
+import { isCode } from '../../codes/model/codes.js'
+import { ErrorCode } from '../model/error-codes.js'
+import type { SafetyVerdict } from '../../safety/model/verdict.js'
+import type { Logger } from '../../lib/logger.js'
+import type { CodeInfo, SafetyCheckInput } from '../../safety/safety-service.js'
+import { threatDetectionJob } from '../../safety/threat-detection.js'
+import type { LogJob } from '../../queue/model/jobs.js'
+import { SafetyRequestSchema } from '../model/safety-request.js'
+import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from '../respond.js'
+import type { HttpApp, HttpRequest, RouteKit } from '../route-kit.js'
 
 /** What the staff routes read and write, built by the front runtime. */
 export interface StaffDeps {
@@ -90,22 +89,22 @@ function decodePath(raw: string): string {
   }
 }
 
-/** Registers the info and safety routes on `app`. */
-export function registerStaffRoutes(
-  app: { get(path: string, handler: (req: Request, res: Response) => void): unknown; post(path: string, handler: (req: Request, res: Response) => void): unknown },
+/** Registers the info and safety routes. */
+export function register(
+  app: HttpApp,
   kit: RouteKit,
   deps: StaffDeps & { submitLog(job: LogJob, jobId: string): Promise<void>; log: Logger; now?: () => number },
 ): void {
   const now = deps.now ?? Date.now
 
-  const authorized = async (req: Request): Promise<Reply | null> => {
+  const authorized = async (req: HttpRequest): Promise<Reply | null> => {
     const check = await kit.authorize(req)
     return check.ok ? null : check.reply
   }
 
-  const info = kit.wrap('info', async (req, _res, ctx) => {
-    const code = decodePath(req.path_parameters.code ?? '')
-    const query = { ...req.query_parameters }
+  app.get('/api/v1/info/:code', 'info', async (req, ctx) => {
+    const code = decodePath(req.params.code ?? '')
+    const query = { ...req.query }
     const rejected = (await kit.limited('info', ctx)) ?? (await authorized(req))
     if (rejected !== null) return rejected
     if (!isCode(code)) return invalidCode()
@@ -115,51 +114,43 @@ export function registerStaffRoutes(
     if (found === null) return jsonError(404, ErrorCode.NotFound, `no such code ${code}`, {}, undefined, 'not_found')
     return jsonOk(infoBody(found))
   })
-
-  app.get('/api/v1/info/:code', info)
   for (const path of ['/api/v1/info', '/api/v1/info/']) {
-    app.get(
-      path,
-      kit.wrap('info', async (req, _res, ctx) => (await kit.limited('info', ctx)) ?? (await authorized(req)) ?? invalidCode()),
-    )
+    app.get(path, 'info', async (req, ctx) => (await kit.limited('info', ctx)) ?? (await authorized(req)) ?? invalidCode())
   }
 
-  app.post(
-    '/api/v1/safety',
-    kit.wrap('safety', async (req, _res, ctx) => {
-      const limited = await kit.limited('safety', ctx)
-      if (limited !== null) return limited
-      const auth = await kit.authorize(req)
-      if (!auth.ok) return auth.reply
-      const body = await kit.readJson(req)
-      if (!body.ok) return body.reply
-      const parsed = kit.validateBody(SafetyRequestSchema, body.value)
-      if (!parsed.ok) return parsed.reply
-      const b = parsed.value
-      const badCode = invalidOptionalCode(b.code)
-      if (badCode !== null) return badCode
-      const subject = {
-        platformUserId: String(b.platform_user_id),
-        platformUsername: b.platform_username ?? null,
-        code: typeof b.code === 'string' ? b.code : null,
+  app.post('/api/v1/safety', 'safety', async (req, ctx) => {
+    const limited = await kit.limited('safety', ctx)
+    if (limited !== null) return limited
+    const auth = await kit.authorize(req)
+    if (!auth.ok) return auth.reply
+    const body = await kit.readJson(req)
+    if (!body.ok) return body.reply
+    const parsed = kit.validateBody(SafetyRequestSchema, body.value)
+    if (!parsed.ok) return parsed.reply
+    const b = parsed.value
+    const badCode = invalidOptionalCode(b.code)
+    if (badCode !== null) return badCode
+    const subject = {
+      platformUserId: String(b.platform_user_id),
+      platformUsername: b.platform_username ?? null,
+      code: typeof b.code === 'string' ? b.code : null,
+    }
+    const verdict = await deps.checkSafety(subject)
+    if (verdict.status !== 'safe') {
+      const { job, jobId } = threatDetectionJob(subject, verdict, {
+        category: await deps.threatCategory(),
+        source: `api:${auth.keyName}`,
+        sourceIp: ctx.ip,
+        nowMs: now(),
+      })
+      try {
+        await deps.submitLog(job, jobId)
+      } catch (err) {
+        // Unlogged, a flag would go unseen by staff: answer 503 so the caller retries (the job id dedupes retries).
+        deps.log.error({ err, reqId: ctx.requestId }, 'threat detection entry could not be queued')
+        return queueUnavailable()
       }
-      const verdict = await deps.checkSafety(subject)
-      if (verdict.status !== 'safe') {
-        const { job, jobId } = threatDetectionJob(subject, verdict, {
-          category: await deps.threatCategory(),
-          source: `api:${auth.keyName}`,
-          sourceIp: ctx.ip,
-          nowMs: now(),
-        })
-        try {
-          await deps.submitLog(job, jobId)
-        } catch (err) {
-          // Unlogged, a flag would go unseen by staff: answer 503 so the caller retries (the job id dedupes retries).
-          deps.log.error({ err, reqId: ctx.requestId }, 'threat detection entry could not be queued')
-          return queueUnavailable()
-        }
-      }
-      return jsonOk({ status: verdict.status, reasons: verdict.reasons.map((r) => ({ reason: r.reason, message: r.message })) })
-    }),
-  )
+    }
+    return jsonOk({ status: verdict.status, reasons: verdict.reasons.map((r) => ({ reason: r.reason, message: r.message })) })
+  })
 }

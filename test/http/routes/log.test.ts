@@ -1,5 +1,5 @@
 import t from 'tap'
-import { postJson, startStack, eventually, type Stack } from '../helpers/stack.js'
+import { postJson, startStack, eventually, type Stack } from '../../helpers/stack.js'
 
 let stack: Stack
 let auth: string

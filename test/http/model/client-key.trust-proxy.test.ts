@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
 /** Starts `src/front.ts` through tap's TypeScript loader (transpile only) and collects its exit and stderr. */
 function startFront(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

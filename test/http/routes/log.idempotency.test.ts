@@ -1,9 +1,9 @@
 /** The Idempotency-Key header of POST /api/v1/log/{category}: a retried event is stored once, per API key. */
 import t from 'tap'
-import { QueueName } from '../../src/queue/names.js'
-import { createQueue } from '../../src/queue/queues.js'
-import { buildApiKeyService } from '../../src/runtime/services.js'
-import { eventually, postJson, startStack, type Stack } from '../helpers/stack.js'
+import { QueueName } from '../../../src/queue/names.js'
+import { createQueue } from '../../../src/queue/queues.js'
+import { buildApiKeyService } from '../../../src/runtime/services.js'
+import { eventually, postJson, startStack, type Stack } from '../../helpers/stack.js'
 
 let stack: Stack
 let auth: string

@@ -1,7 +1,7 @@
 /** Conditional polling: callbacks and rpc answer with an ETag; If-None-Match with the current one gives 304. */
 import t from 'tap'
-import { MARKS_REFRESH_MS } from '../../src/redis/shard-marks.js'
-import { eventually, getText, startStack, type Stack } from '../helpers/stack.js'
+import { MARKS_REFRESH_MS } from '../../../src/redis/shard-marks.js'
+import { eventually, getText, startStack, type Stack } from '../../helpers/stack.js'
 
 let user = 400000000000000000n
 

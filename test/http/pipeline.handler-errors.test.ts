@@ -5,7 +5,7 @@
  * real app and one dependency made to fail on purpose.
  */
 import t from 'tap'
-import { createFrontApp, type FrontDeps } from '../../src/http/front-app.js'
+import { createFrontApp, type FrontDeps } from '../../src/http/server.js'
 import { createClientIpResolver } from '../../src/http/client-ip.js'
 import { pino } from 'pino'
 import { testConfig, uniqueName } from '../helpers/stack.js'

@@ -5,10 +5,10 @@
  * state again, never "No activity" from shard marks read before the stall.
  */
 import t from 'tap'
-import { createRedis } from '../../src/redis/connection.js'
-import { createPresenceStore } from '../../src/redis/presence-store.js'
-import { eventually, getText, startStack } from '../helpers/stack.js'
-import { startTcpProxy } from '../helpers/tcp-proxy.js'
+import { createRedis } from '../../../src/redis/connection.js'
+import { createPresenceStore } from '../../../src/redis/presence-store.js'
+import { eventually, getText, startStack } from '../../helpers/stack.js'
+import { startTcpProxy } from '../../helpers/tcp-proxy.js'
 
 const block = (code: string, game: string) => `{${code};\nSilent_One;\nPlaying,\n${game};\n}\n`
 
