@@ -22,7 +22,7 @@ import { redisBytesPerUser } from './measurements/redis-memory.js'
 import { describeMachine } from './report/describe-machine.js'
 import { renderReport } from './report/render-report.js'
 import { SETTINGS } from './settings.js'
-import { bytes, fixed, int } from './stats.js'
+import { bytes, fixed, int } from '../harness/stats.js'
 
 const ROOT = new URL('../../../', import.meta.url)
 const REPORT = new URL('BENCHMARKS.md', ROOT)

@@ -10,7 +10,7 @@ import { encodePresence } from '../../src/presence/model/presence-entry.js'
 import { followChangeFeed } from '../../src/redis/change-feed.js'
 import { createRedisKeys } from '../../src/redis/keys.js'
 import { createPresenceStore } from '../../src/redis/presence-store.js'
-import { median } from './stats.js'
+import { median } from '../harness/stats.js'
 
 const writes = Number(process.argv[2] ?? 20_000)
 const subscribers = Number(process.argv[3] ?? 2)

@@ -20,7 +20,7 @@ import { startBenchEnv, type BenchEnv } from './measurements/bench-env.js'
 import { compareWithCeiling, startCeiling, type Comparison } from './measurements/ceiling-comparison.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
 import { SETTINGS } from './settings.js'
-import { fixed, int, median, table } from './stats.js'
+import { fixed, int, median, table } from '../harness/stats.js'
 
 const log = createBenchLog('read-path')
 

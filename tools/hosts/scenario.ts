@@ -1,4 +1,7 @@
-/** What a host scenario is and what it reports: pure types and the small statistics the scenarios share. */
+/**
+ * What a host scenario is and what it reports: pure types and the small formatting the scenarios share (their medians
+ * come from tools/harness/stats.ts).
+ */
 
 /** One figure of a scenario, as it appears in HOSTS.md. */
 export interface Figure {
@@ -21,14 +24,6 @@ export interface ScenarioOutcome {
 /** True when the scenario ran to its end and every expectation held. */
 export function scenarioPassed(outcome: ScenarioOutcome): boolean {
   return outcome.error === undefined && outcome.problems.length === 0
-}
-
-/** The median of `values` (NaN for none). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /** Seconds with one decimal (`12.3 s`), or `-` for NaN/null. */

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import { postJson } from '../../harness/http.js'
 import { sleep } from '../../harness/readiness.js'
 import type { BenchSettings } from '../settings.js'
-import { percentile } from '../stats.js'
+import { percentile } from '../../harness/stats.js'
 import type { BenchEnv } from './bench-env.js'
 
 /** One fixed-rate run; latencies in milliseconds. */

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
-import { fixed, int } from '../stats.js'
+import { fixed, int } from '../../harness/stats.js'
 import type { BenchEnv } from './bench-env.js'
 
 /** One autocannon run with the CPU each side used. */

@@ -20,7 +20,7 @@ import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { sleep, waitFor as pollUntil, waitForFront } from '../../harness/readiness.js'
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../../harness/sandbox.js'
 import { createScratch, type Scratch } from '../../harness/scratch.js'
-import { fixed, int, percentile } from '../stats.js'
+import { fixed, int, percentile } from '../../harness/stats.js'
 import { buildApiKeyService } from '../../../src/runtime/services.js'
 
 /** One delivery run: counts, seconds from the first POST, and receipt-to-delivery latency in milliseconds. */

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { createCodeCache } from '../../../src/redis/code-cache.js'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { waitForFront } from '../../harness/readiness.js'
-import { median, percentile } from '../stats.js'
+import { median, percentile } from '../../harness/stats.js'
 import { createGatewayWorld, post } from './gateway-world.js'
 import { buildCodeService } from '../../../src/runtime/services.js'
 

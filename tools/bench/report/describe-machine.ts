@@ -3,7 +3,7 @@ import os from 'node:os'
 import { readFile } from 'node:fs/promises'
 import type { Redis } from 'ioredis'
 import { sql, type Kysely } from 'kysely'
-import { bytes } from '../stats.js'
+import { bytes } from '../../harness/stats.js'
 
 /** The machine and software a run measured, as the report prints them. */
 export interface Machine {

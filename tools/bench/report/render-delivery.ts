@@ -1,6 +1,6 @@
 /** The delivery benchmark's printed table and median line (docs/delivery.md's "Measured" table has this layout). */
 import type { DeliveryResult, DeliveryRun } from '../measurements/delivery-throughput.js'
-import { fixed, int, median, table } from '../stats.js'
+import { fixed, int, median, table } from '../../harness/stats.js'
 
 function row(label: string, r: DeliveryRun): string[] {
   return [

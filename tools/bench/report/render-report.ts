@@ -9,7 +9,7 @@ import type { LogRun } from '../measurements/log-accept-store.js'
 import type { PropagationResult } from '../measurements/presence-propagation.js'
 import type { MemoryResult } from '../measurements/redis-memory.js'
 import type { BenchSettings } from '../settings.js'
-import { bytes, fixed, int, median, table } from '../stats.js'
+import { bytes, fixed, int, median, table } from '../../harness/stats.js'
 import type { Machine } from './describe-machine.js'
 
 /** Everything one `npm run bench` run measured. */

@@ -9,7 +9,8 @@ import { sumCpuSeconds } from '../../harness/proc-sampler.js'
 import { descendantPidsSync, type BenchProcess } from '../../harness/processes.js'
 import type { Deployment } from '../deployment.js'
 import { linkPlayer, setActivity } from '../players.js'
-import { median, type ScenarioOutcome } from '../scenario.js'
+import { median } from '../../harness/stats.js'
+import type { ScenarioOutcome } from '../scenario.js'
 import { pause } from '../watchers.js'
 
 const RUNS = 3

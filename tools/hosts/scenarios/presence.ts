@@ -6,7 +6,8 @@
 import { followStream, type FollowedStream } from '../clients.js'
 import type { Deployment } from '../deployment.js'
 import { linkPlayer, playing, setActivity, waitShown, type Player } from '../players.js'
-import { median, millis, type ScenarioOutcome } from '../scenario.js'
+import { median } from '../../harness/stats.js'
+import { millis, type ScenarioOutcome } from '../scenario.js'
 import { CLIENT_ADDRESSES } from '../topology.js'
 
 const CHANGES = 10

@@ -1,4 +1,4 @@
-/** Pure helpers for the benchmark: medians, percentiles and number formatting. */
+/** Pure helpers for the benchmarks and the test hosts: medians, percentiles and number formatting. */
 
 /** The median of `values` (mean of the middle two for an even count); NaN for none. */
 export function median(values: readonly number[]): number {
