@@ -121,6 +121,7 @@ const EnvEntries = v.object({
   NEAR_CACHE_ENTRIES: v.optional(intString('NEAR_CACHE_ENTRIES', 0, 10000000), '100000'),
   BIND_TIMEOUT_MS: v.optional(intString('BIND_TIMEOUT_MS', 100, 60000), '5000'),
   BODY_TIMEOUT_MS: v.optional(intString('BODY_TIMEOUT_MS', 50, 60000), '2000'),
+  PART_START_TIMEOUT_MS: v.optional(intString('PART_START_TIMEOUT_MS', 1000, 3600000), '60000'),
   STREAM_MAX_CODES: v.optional(intString('STREAM_MAX_CODES', 1, 10000), '200'),
   STREAM_MAX_PER_CLIENT: v.optional(intString('STREAM_MAX_PER_CLIENT', 1, 1000000), '1000'),
   STREAM_MAX_SUBSCRIPTIONS: v.optional(intString('STREAM_MAX_SUBSCRIPTIONS', 1, 100000000), '2000000'),
@@ -220,6 +221,8 @@ export type Config = Readonly<{
   bindTimeoutMs: number
   /** How long a request body may take to arrive after its headers before the front answers 400 and closes. */
   bodyTimeoutMs: number
+  /** How long `serve` waits for its parts to start before it names the late ones (and why) in an error. */
+  partStartTimeoutMs: number
   /** Distinct codes one stream (SSE or WebSocket) may follow. */
   streamMaxCodes: number
   /** Open streams one client (IPv4 address or IPv6 /64) may hold on one front worker. */
@@ -302,6 +305,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nearCacheEntries: o.NEAR_CACHE_ENTRIES,
       bindTimeoutMs: o.BIND_TIMEOUT_MS,
       bodyTimeoutMs: o.BODY_TIMEOUT_MS,
+      partStartTimeoutMs: o.PART_START_TIMEOUT_MS,
       streamMaxCodes: o.STREAM_MAX_CODES,
       streamMaxPerClient: o.STREAM_MAX_PER_CLIENT,
       streamMaxSubscriptions: o.STREAM_MAX_SUBSCRIPTIONS,

@@ -123,7 +123,7 @@ function start(part: Part, attempt = 0): void {
 
 async function waitHttp(url: string, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
+  while (Date.now() < until && !stopping) {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) })
       if (res.ok) return true
@@ -239,30 +239,26 @@ async function waitAnnounced(deadline: number): Promise<string[]> {
 const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host)
 const base = `http://${bracketed(config.host)}:${config.port}`
 const reach = `http://${bracketed(config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host)}:${config.port}`
-const UP_WITHIN_MS = 60_000
+const UP_WITHIN_MS = config.partStartTimeoutMs
 const upBy = Date.now() + UP_WITHIN_MS
 const running = () => PARTS.filter((p) => p.when).map((p) => p.name)
-if (stopping) {
-  // a part could not start (a taken port); stop() exits
-} else if (!(await waitHttp(`${reach}/readyz`, UP_WITHIN_MS))) {
-  if (!stopping) {
-    const reasons = reasonsOf(running())
-    log.error(
-      { url: `${base}/readyz`, ...(reasons === '' ? {} : { reasons }) },
-      `the front did not become ready within ${UP_WITHIN_MS / 1000} s${reasons === '' ? '' : ` (${reasons})`}`,
-    )
-  }
-} else {
-  const late = await waitAnnounced(upBy)
-  if (late.length > 0 && !stopping) {
-    const reasons = reasonsOf(late)
-    log.error(
-      { parts: late, api: `${base}/api/v1`, ...(reasons === '' ? {} : { reasons }) },
-      `the front answers, but ${late.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s${reasons === '' ? ' (their logs say what they wait for)' : ` (${reasons})`}`,
-    )
+if (!stopping) {
+  // One deadline for the whole start: whatever is late then (the front's /readyz included) is named once, with what
+  // each part said it waits for, and serve keeps waiting: the "up" line still follows once everything has started.
+  const frontReady = await waitHttp(`${reach}/readyz`, Math.max(0, upBy - Date.now()))
+  const lateParts = await waitAnnounced(upBy)
+  if (!stopping && (!frontReady || lateParts.length > 0)) {
+    const late = frontReady ? lateParts : ['front', ...lateParts]
+    const reasons = reasonsOf(frontReady ? lateParts : running())
+    const why = reasons === '' ? (frontReady ? ' (their logs say what they wait for)' : '') : ` (${reasons})`
+    const what = frontReady
+      ? `the front answers, but ${lateParts.join(' and ')} did not start within ${UP_WITHIN_MS / 1000} s`
+      : `the front did not become ready within ${UP_WITHIN_MS / 1000} s${lateParts.length > 0 ? `, and ${lateParts.join(' and ')} did not start either` : ''}`
+    log.error({ parts: late, api: `${base}/api/v1`, ...(reasons === '' ? {} : { reasons }) }, `${what}${why}`)
   }
   // A late part still gets the line once it has started, so the log says when the service became whole.
-  if ((await waitAnnounced(Infinity)).length === 0 && !stopping) {
+  const whole = (frontReady || (await waitHttp(`${reach}/readyz`, Infinity))) && (await waitAnnounced(Infinity)).length === 0
+  if (whole && !stopping) {
     log.info(
       { api: `${base}/api/v1`, health: `${base}/healthz`, parts: PARTS.filter((p) => children.has(p.name)).map((p) => p.name), ...(sandboxMode ? { sandbox: `${sandboxUrl}/control` } : {}) },
       `presence-link is up at ${base}/api/v1${sandboxMode ? ` (Discord sandbox control API at ${sandboxUrl}/control)` : ''}`,

@@ -27,10 +27,10 @@ t.before(async () => {
 })
 
 /**
- * Starts serve with the worker held before its entry point runs (a slow start): it has not started, and serve must
- * wait for it, until `release()`. `held()` is true once the worker process is waiting.
+ * Starts serve with the worker (or the part whose entry file ends with `entry`) held before its entry point runs (a
+ * slow start): it has not started, and serve must wait for it, until `release()`. `held()` is true once it waits.
  */
-async function serveWithWorkerHeldOff(t: Teardown) {
+async function servePartHeldOff(t: Teardown, env: Record<string, string> = {}, entry = '/workers/worker.js') {
   const dir = await mkdtemp(join(tmpdir(), 'pl-hold-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const [heldFile, releaseFile, preload] = [join(dir, 'held'), join(dir, 'release'), join(dir, 'hold-worker.mjs')]
@@ -38,7 +38,7 @@ async function serveWithWorkerHeldOff(t: Teardown) {
   await writeFile(
     preload,
     `import { existsSync, writeFileSync } from 'node:fs'
-if (process.argv[1]?.endsWith('/workers/worker.js')) {
+if (process.argv[1]?.endsWith(${JSON.stringify(entry)})) {
   writeFileSync(${JSON.stringify(heldFile)}, String(process.pid))
   while (!existsSync(${JSON.stringify(releaseFile)})) await new Promise((r) => setTimeout(r, 100))
 }
@@ -50,12 +50,13 @@ if (process.argv[1]?.endsWith('/workers/worker.js')) {
     SANDBOX_PORT: String(await freePort()),
     WORKER_METRICS_PORT: String(workerPort),
     NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+    ...env,
   })
   return { port, workerPort, service, held: () => existsSync(heldFile), release: () => writeFile(releaseFile, '') }
 }
 
 t.test('a worker that cannot start keeps serve from saying "up" until it has started', async (t) => {
-  const { port, workerPort, service, held, release } = await serveWithWorkerHeldOff(t)
+  const { port, workerPort, service, held, release } = await servePartHeldOff(t)
   const said = (msg: string, part?: string) => service.entries().some((e) => e.msg === msg && (part === undefined || e.part === part || e.process === part))
   const isUp = () => service.output().includes('presence-link is up at')
 
@@ -81,13 +82,24 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
   t.same(up?.parts, ['sandbox', 'worker', 'front', 'gateway'], 'every part named as running')
 })
 
-t.test('a worker still not started after 60 s is named in an error, and "up" follows once it starts', async (t) => {
-  const { workerPort, service, release } = await serveWithWorkerHeldOff(t)
+t.test('a worker still not started after PART_START_TIMEOUT_MS is named in an error, and "up" follows once it starts', async (t) => {
+  const { workerPort, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '20000' })
   const late = await eventually(async () => service.entries().find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
   t.same(late.parts, ['worker'], 'only the worker is late')
-  t.match(late.msg, /^the front answers, but worker did not start within 60 s/)
+  t.match(late.msg, /^the front answers, but worker did not start within 20 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
   await release()
   await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
   t.equal((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status, 200, 'the worker ready at the word "up"')
+})
+
+t.test('a front not ready by PART_START_TIMEOUT_MS is named in the error, and "up" still follows once it is', async (t) => {
+  const { port, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '20000' }, '/src/front.js')
+  const late = await eventually(async () => service.entries().find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
+  t.same(late.parts, ['front'], 'only the front is late')
+  t.equal(late.msg, 'the front did not become ready within 20 s')
+  t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
+  await release()
+  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the front is ready')
+  t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, 'the front ready at the word "up"')
 })

@@ -77,13 +77,15 @@ t.test('under serve, each part logs the reason once at error level, and serve na
     DATABASE_URL: wrongUrl,
     PORT: String(await freePort()),
     SANDBOX_PORT: String(await freePort()),
+    // serve names the late parts after this; the parts retry once a second meanwhile.
+    PART_START_TIMEOUT_MS: '20000',
   })
   const late = await eventually(async () => service.entries().find((e) => e.process === 'serve' && e.level === 50 && Array.isArray(e.parts)), 120_000, "serve's error naming the late parts")
   const reason = `mysql: ${refusal}`
-  t.equal(late.msg, `the front answers, but worker and gateway did not start within 60 s (worker: ${reason}; gateway: ${reason})`)
+  t.equal(late.msg, `the front answers, but worker and gateway did not start within 20 s (worker: ${reason}; gateway: ${reason})`)
   t.same(late.parts, ['worker', 'gateway'])
 
-  // A minute of retries, once a second: one line each, at error level, with the server's words.
+  // Seconds of retries, once a second: one line each, at error level, with the server's words.
   const waiting = (part: string) => service.entries().filter((e) => e.process === part && e.msg === 'waiting for dependencies before starting')
   for (const part of ['worker', 'gateway']) {
     t.same(

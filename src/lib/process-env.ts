@@ -22,6 +22,7 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   unknownCodeBudget: ['UNKNOWN_CODE_BUDGET'],
   nearCacheEntries: ['NEAR_CACHE_ENTRIES'],
   bodyTimeoutMs: ['BODY_TIMEOUT_MS'],
+  partStartTimeoutMs: ['PART_START_TIMEOUT_MS'],
   streamMaxCodes: ['STREAM_MAX_CODES'],
   streamMaxPerClient: ['STREAM_MAX_PER_CLIENT'],
   streamMaxSubscriptions: ['STREAM_MAX_SUBSCRIPTIONS'],

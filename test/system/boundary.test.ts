@@ -9,7 +9,7 @@ import { join, normalize, posix, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** The clients only the infrastructure rooms may import (type-only imports included). */
 const CLIENTS = ['kysely', 'mysql2', 'ioredis', 'bullmq']
