@@ -11,6 +11,7 @@ import { createCodeCache, type CodeCache } from './code-cache.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 import { encodeFeedCodes } from './model/feed-message.js'
+import { readHolders } from './presence-store.js'
 
 /** The copies' operations. */
 export interface CopyStore {
@@ -62,16 +63,7 @@ export function createCopyStore(redis: Redis, keys: RedisKeys): CopyStore {
       if (list.length === 0) return []
       return (await redis.hmget(keys.codes, ...list)).map((v) => (v == null ? undefined : decodeCachedCode(v)?.version))
     },
-    async holders(users) {
-      const stored = new Map<string, string>()
-      if (users.length === 0) return stored
-      const values = await redis.hmget(keys.holders, ...users)
-      users.forEach((u, i) => {
-        const v = values[i]
-        if (v != null) stored.set(u, v)
-      })
-      return stored
-    },
+    holders: (users) => readHolders(redis, keys, users),
     async repairHolder(userId, code) {
       return Number(await repairHolder([keys.codes, keys.holders], [userId, code]))
     },

@@ -39,21 +39,24 @@ export interface PresenceStore {
   sweepShard(shard: number, keep: (code: string) => boolean): Promise<number>
 }
 
+/** The live code of each of `userIds` that holds one, by user id (one HMGET of `{p}:holders`). */
+export async function readHolders(redis: Pick<Redis, 'hmget'>, keys: Pick<RedisKeys, 'holders'>, userIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  if (userIds.length === 0) return out
+  const codes = await redis.hmget(keys.holders, ...userIds)
+  userIds.forEach((id, i) => {
+    const code = codes[i]
+    if (code != null) out.set(id, code)
+  })
+  return out
+}
+
 /** Creates the store over a Redis client. */
 export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStore {
   const mark = luaCommand(redis, 'shard-mark')
   return {
     codeOf: (userId) => redis.hget(keys.holders, userId),
-    async codesOf(userIds) {
-      const out = new Map<string, string>()
-      if (userIds.length === 0) return out
-      const codes = await redis.hmget(keys.holders, ...userIds)
-      userIds.forEach((id, i) => {
-        const code = codes[i]
-        if (code != null) out.set(id, code)
-      })
-      return out
-    },
+    codesOf: (userIds) => readHolders(redis, keys, userIds),
     async set(code, entry) {
       await execAll(redis.multi().hset(keys.presence, code, encodePresence(entry)).publish(keys.feed, encodeFeedCodes([code], Date.now())))
     },
