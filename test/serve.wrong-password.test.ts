@@ -5,11 +5,10 @@
  * each part logs it at error level once (not once per retry), and serve's "did not start" error names it; before,
  * only "dependencies missing" and "did not start" were logged, without the reason.
  */
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { createConnection } from 'mysql2/promise'
 import t from 'tap'
 import { buildApp, startService } from './helpers/built-app.js'
+import { runBuilt, type Ran } from './helpers/run-built.js'
 import { freePort } from './helpers/scratch.js'
 import { eventually, startStack, type Stack } from './helpers/stack.js'
 
@@ -38,28 +37,9 @@ t.before(async () => {
   )
 })
 
-/** Runs the built CLI with the wrong password; resolves with its exit status and output, or rejects after 20 s. */
-function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(app, 'dist/src/cli.js'), ...args], {
-    cwd: app,
-    env: { ...process.env, DATABASE_URL: wrongUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`presence-link ${args.join(' ')} still running after 20 s; stdout ${JSON.stringify(stdout)}, stderr ${JSON.stringify(stderr)}`))
-    }, 20_000)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+/** Runs the built CLI with the wrong password; resolves with its exit status and output (killed after 20 s: code null). */
+const cli = (args: readonly string[]): Promise<Ran> =>
+  runBuilt(app, args, { DATABASE_URL: wrongUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, LOG_LEVEL: 'silent' }, { withinMs: 20_000 })
 
 t.test('the server refuses the password (so the cases below mean something)', async (t) => {
   t.match(refusal, /^Access denied for user 'root'@'[^']+' \(using password: YES\)$/)
