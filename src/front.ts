@@ -14,7 +14,7 @@ import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { probePort } from './lib/listen-port.js'
 import { restartDelayMs } from './lib/model/restart-backoff.js'
-import { announceStarted, readPartMessage, reportWaiting } from './runtime/part-started.js'
+import { announceStarted, readPartMessage, reportWaiting } from './lib/part-started.js'
 import { runProcess } from './runtime/process-context.js'
 import { startFront } from './runtime/front-runtime.js'
 

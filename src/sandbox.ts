@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { SANDBOX_COMMAND } from './cli/command-table.js'
 import { parseCommandLine } from './cli/dispatch.js'
 import { isAddressInUse, PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
-import { announceStarted, reportPortTaken } from './runtime/part-started.js'
+import { announceStarted, reportPortTaken } from './lib/part-started.js'
 import { createSandbox } from './sandbox/create-sandbox.js'
 
 /** The sandbox's address when `--host` is not given. */

@@ -12,8 +12,8 @@ import { loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
 import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
 import { restartDelayMs } from './lib/model/restart-backoff.js'
-import { CONFIG_REFUSED_EXIT } from './runtime/part-started.js'
-import { readPartMessage } from './runtime/part-started.js'
+import { CONFIG_REFUSED_EXIT } from './lib/part-started.js'
+import { readPartMessage } from './lib/part-started.js'
 
 const config = loadConfig()
 const log = createLogger('serve', config.logLevel)
@@ -26,7 +26,7 @@ interface Part {
   when: boolean
   /** A URL that answers 200 once the part is up (and has announced its start); later parts start after it does. */
   readyUrl?: string
-  /** The part says over its IPC channel when it has started (src/runtime/part-started.ts); "up" waits for it. */
+  /** The part says over its IPC channel when it has started (src/lib/part-started.ts); "up" waits for it. */
   announces?: boolean
 }
 
@@ -77,7 +77,7 @@ function start(part: Part, attempt = 0): void {
   const file = fileURLToPath(new URL(part.entry, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv, file, ...(part.args ?? [])], {
     env: { ...process.env, ...partEnv },
-    // The IPC channel carries one message, the part's start announcement (src/runtime/part-started.ts). It closes
+    // The IPC channel carries one message, the part's start announcement (src/lib/part-started.ts). It closes
     // when serve dies, however it dies (even SIGKILL), and each part then drains and exits by itself
     // (src/runtime/process-context.ts) instead of running on as an orphan.
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
@@ -112,9 +112,10 @@ function start(part: Part, attempt = 0): void {
       stop('configuration refused', CONFIG_REFUSED_EXIT)
       return
     }
-    // A part that ran a minute is healthy again: restart quickly; one that keeps dying backs off up to 30 s.
+    // A part that ran a minute is healthy again: restart after 0.5 s; one that keeps dying backs off up to 30 s
+    // (0.5 s, 1 s, 2 s, ... as the front primary does for its workers).
     const next = Date.now() - startedAt > 60_000 ? 0 : attempt + 1
-    const delay = restartDelayMs(next)
+    const delay = restartDelayMs(next - 1)
     const reason = failed ?? (portTaken === undefined ? undefined : portTakenMessage(portTaken))
     log.error({ part: part.name, code, signal, restartInMs: delay, ...(reason === undefined ? {} : { reason }) }, 'part exited; restarting')
     setTimeout(() => start(part, next), delay).unref()

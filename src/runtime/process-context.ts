@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../lib/logger.js'
 import { createShutdown, exitOnSignals, type Shutdown } from '../lib/shutdown.js'
 import { createRedisKeys, type RedisKeys } from '../redis/keys.js'
 import { PORT_TAKEN_EXIT, PortTakenError } from '../lib/listen-port.js'
-import { reportPortTaken, reportStartFailed } from './part-started.js'
+import { reportPortTaken, reportStartFailed } from '../lib/part-started.js'
 import { createRedisWatch, type RedisWatch } from '../redis/redis-watch.js'
 
 /** A running process's shared pieces. */

@@ -10,13 +10,13 @@
  * A node:cluster worker of the front sends "waiting" to its primary, which passes it on.
  */
 import cluster from 'node:cluster'
+import type { TakenPort } from './listen-port.js'
 
 /**
  * Exit status of a part whose configuration is refused and will be at every restart (EX_CONFIG, like an invalid
  * environment): the gateway when Discord refuses its token or intents. `serve` stops with it at a first start.
  */
 export const CONFIG_REFUSED_EXIT = 78
-import type { TakenPort } from '../lib/listen-port.js'
 
 const PART_STARTED = 'presence-link:part-started'
 const PART_WAITING = 'presence-link:part-waiting'
