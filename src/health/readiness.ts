@@ -6,7 +6,7 @@
  */
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import type { Dependency } from '../metrics/metric-names.js'
-import { reportWaiting } from '../runtime/part-started.js'
+import { reportWaiting } from '../lib/part-started.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 
 /** Reachability per dependency the process uses. */
