@@ -4,7 +4,7 @@
  * discord.js client and the service run against it unchanged. Anything else answers a 404 naming those prefixes.
  */
 import { randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { SandboxContext, SandboxUrls } from './context.js'
 import { controlRoutes } from './control/control-routes.js'
@@ -73,6 +73,101 @@ function isJsonRequest(req: IncomingMessage): boolean {
   return type === 'application/json'
 }
 
+/** Answers one request of a simple route table (Roblox or control), with the template it matched for the counter. */
+async function handleSimple(
+  ctx: SandboxContext,
+  table: RouteTable<Route<SandboxContext>>,
+  req: IncomingMessage,
+  path: string,
+  query: URLSearchParams,
+  raw: Buffer,
+  notFound: () => Reply,
+  badJson: () => Reply,
+): Promise<{ reply: Reply; template: string }> {
+  const method = req.method ?? 'GET'
+  const match = table.match(method, path)
+  if (!match) return { reply: notFound(), template: '(unmatched)' }
+  const parsed = parseBody(raw, req.headers['content-type'])
+  if (!parsed.ok) return { reply: badJson(), template: match.route.template }
+  const info = { method, path, params: match.params, query, headers: req.headers, body: parsed.value }
+  return { reply: await match.route.handler(info, ctx), template: match.route.template }
+}
+
+/** The server's request handler: routes by prefix to the REST API, the Roblox API or the control API. */
+function createRequestHandler(ctx: SandboxContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const handleRest = createRestHandler(ctx)
+  const roblox = createRouteTable(robloxRoutes())
+  const control = createRouteTable(controlRoutes())
+
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox')
+    const path = url.pathname
+    let reply: Reply
+    try {
+      const raw = await readBody(req)
+      const apiPath = API_PREFIX.exec(path)
+      if (apiPath) {
+        reply = await handleRest(req, path.slice(apiPath[0].length) || '/', url.searchParams, raw)
+      } else if (path === '/roblox' || path.startsWith('/roblox/')) {
+        const { reply: robloxReply, template } = await handleSimple(
+          ctx,
+          roblox,
+          req,
+          path.slice('/roblox'.length),
+          url.searchParams,
+          raw,
+          () => robloxError(404, 0, 'NotFound'),
+          () => robloxError(400, 0, 'BadRequest'),
+        )
+        ctx.counter.count(req.method ?? 'GET', `/roblox${template}`, robloxReply.status)
+        reply = robloxReply
+      } else if ((path === '/control' || path.startsWith('/control/')) && !isJsonRequest(req)) {
+        reply = controlError(415, 'the control API takes only Content-Type: application/json on anything but GET')
+      } else if (path === '/control' || path.startsWith('/control/')) {
+        reply = (
+          await handleSimple(
+            ctx,
+            control,
+            req,
+            path.slice('/control'.length),
+            url.searchParams,
+            raw,
+            () => controlError(404, `unknown control route ${req.method ?? 'GET'} ${path}`),
+            () => controlError(400, 'body is not valid JSON'),
+          )
+        ).reply
+      } else if (path.startsWith('/api/')) {
+        ctx.counter.count(req.method ?? 'GET', '(unmatched)', 404)
+        reply = discordError('unknownRoute')
+      } else {
+        reply = controlError(404, `nothing at ${path}: use /api/v10, /roblox, /control or a websocket upgrade`)
+      }
+    } catch (err) {
+      ctx.log('sandbox request failed', { method: req.method, path, error: err instanceof Error ? err.message : String(err) })
+      reply = discordError('internalError')
+    }
+    if (!res.writableEnded) sendReply(res, reply)
+  }
+}
+
+/** Listens on `port` and `host`; rejects with the server's error (say, the port in use). */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/** The addresses clients use for a server listening on `host` and `port` (a wildcard host is reached on 127.0.0.1). */
+function urlsOf(host: string, port: number): SandboxUrls {
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  const base = `http://${publicHost}:${port}`
+  return { url: base, apiBase: `${base}/api`, robloxBase: `${base}/roblox`, gatewayUrl: `ws://${publicHost}:${port}` }
+}
+
 /** Starts the fake Discord (REST + gateway), the fake Roblox users API and the control API on one port. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1'
@@ -113,91 +208,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     urls: () => urls,
     log,
   }
-  const handleRest = createRestHandler(ctx)
-  const roblox = createRouteTable(robloxRoutes())
-  const control = createRouteTable(controlRoutes())
-
-  const handleSimple = async (
-    table: RouteTable<Route<SandboxContext>>,
-    req: IncomingMessage,
-    path: string,
-    query: URLSearchParams,
-    raw: Buffer,
-    notFound: () => Reply,
-    badJson: () => Reply,
-  ): Promise<{ reply: Reply; template: string }> => {
-    const method = req.method ?? 'GET'
-    const match = table.match(method, path)
-    if (!match) return { reply: notFound(), template: '(unmatched)' }
-    const parsed = parseBody(raw, req.headers['content-type'])
-    if (!parsed.ok) return { reply: badJson(), template: match.route.template }
-    const info = { method, path, params: match.params, query, headers: req.headers, body: parsed.value }
-    return { reply: await match.route.handler(info, ctx), template: match.route.template }
-  }
-
-  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://sandbox')
-    const path = url.pathname
-    let reply: Reply
-    try {
-      const raw = await readBody(req)
-      const apiPath = API_PREFIX.exec(path)
-      if (apiPath) {
-        reply = await handleRest(req, path.slice(apiPath[0].length) || '/', url.searchParams, raw)
-      } else if (path === '/roblox' || path.startsWith('/roblox/')) {
-        const { reply: robloxReply, template } = await handleSimple(
-          roblox,
-          req,
-          path.slice('/roblox'.length),
-          url.searchParams,
-          raw,
-          () => robloxError(404, 0, 'NotFound'),
-          () => robloxError(400, 0, 'BadRequest'),
-        )
-        ctx.counter.count(req.method ?? 'GET', `/roblox${template}`, robloxReply.status)
-        reply = robloxReply
-      } else if ((path === '/control' || path.startsWith('/control/')) && !isJsonRequest(req)) {
-        reply = controlError(415, 'the control API takes only Content-Type: application/json on anything but GET')
-      } else if (path === '/control' || path.startsWith('/control/')) {
-        reply = (
-          await handleSimple(
-            control,
-            req,
-            path.slice('/control'.length),
-            url.searchParams,
-            raw,
-            () => controlError(404, `unknown control route ${req.method ?? 'GET'} ${path}`),
-            () => controlError(400, 'body is not valid JSON'),
-          )
-        ).reply
-      } else if (path.startsWith('/api/')) {
-        ctx.counter.count(req.method ?? 'GET', '(unmatched)', 404)
-        reply = discordError('unknownRoute')
-      } else {
-        reply = controlError(404, `nothing at ${path}: use /api/v10, /roblox, /control or a websocket upgrade`)
-      }
-    } catch (err) {
-      log('sandbox request failed', { method: req.method, path, error: err instanceof Error ? err.message : String(err) })
-      reply = discordError('internalError')
-    }
-    if (!res.writableEnded) sendReply(res, reply)
-  }
+  const onRequest = createRequestHandler(ctx)
 
   const server = createServer((req, res) => void onRequest(req, res))
   server.keepAliveTimeout = 5000
   server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head))
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
+  await listen(server, options.port, host)
   const { port } = server.address() as AddressInfo
-  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
-  const base = `http://${publicHost}:${port}`
-  urls = { url: base, apiBase: `${base}/api`, robloxBase: `${base}/roblox`, gatewayUrl: `ws://${publicHost}:${port}` }
+  urls = urlsOf(host, port)
 
   let closed: Promise<void> | null = null
   return {

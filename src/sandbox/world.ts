@@ -132,6 +132,84 @@ export interface WorldOptions {
   defaultGuildId?: string
 }
 
+/** A guild record with its three roles (@everyone, Staff, the bot's managed role) and no channels or members yet. */
+function guildRecord(
+  id: string,
+  name: string,
+  ids: { staff: string; botRole: string },
+  bot: UserRecord,
+  ownerId: string,
+  joinedAt: string,
+): GuildRecord {
+  return {
+    id,
+    name,
+    ownerId,
+    joinedAt,
+    channelIds: [],
+    roles: [
+      { id, name: '@everyone', permissions: EVERYONE_PERMISSIONS.toString(), position: 0, managed: false, botId: null },
+      { id: ids.staff, name: 'Staff', permissions: STAFF_PERMISSIONS.toString(), position: 1, managed: false, botId: null },
+      {
+        id: ids.botRole,
+        name: bot.username,
+        permissions: Permission.administrator.toString(),
+        position: 2,
+        managed: true,
+        botId: bot.id,
+      },
+    ],
+    members: new Map(),
+    staffRoleId: ids.staff,
+    botRoleId: ids.botRole,
+    commandsScope: true,
+  }
+}
+
+/** {@link World.upsertMember} over the world's users; `iso` stamps a new member's join time. */
+function upsertMemberIn(
+  users: Map<string, UserRecord>,
+  iso: () => string,
+  guild: GuildRecord,
+  input: MemberInput,
+): { member: MemberRecord; created: boolean } {
+  const existingUser = users.get(input.id)
+  users.set(input.id, {
+    id: input.id,
+    username: input.username,
+    globalName: input.globalName !== undefined ? input.globalName : (existingUser?.globalName ?? null),
+    bot: existingUser?.bot ?? false,
+    discriminator: '0',
+  })
+  const existing = guild.members.get(input.id)
+  if (existing) {
+    if (input.roles) existing.roles = [...input.roles]
+    if (input.permissions !== undefined) existing.permissions = input.permissions
+    if (input.nick !== undefined) existing.nick = input.nick
+    return { member: existing, created: false }
+  }
+  const member: MemberRecord = {
+    userId: input.id,
+    roles: input.roles ? [...input.roles] : [],
+    nick: input.nick ?? null,
+    joinedAt: iso(),
+    permissions: input.permissions ?? null,
+  }
+  guild.members.set(input.id, member)
+  return { member, created: true }
+}
+
+/** {@link World.permissionsOf}. */
+function permissionsOf(guild: GuildRecord, member: MemberRecord): bigint {
+  if (member.permissions !== null) return BigInt(member.permissions)
+  let bits = 0n
+  for (const role of guild.roles) {
+    if (role.id === guild.id || member.roles.includes(role.id)) bits |= BigInt(role.permissions)
+  }
+  if (guild.ownerId === member.userId || (bits & Permission.administrator) !== 0n) return ALL_PERMISSIONS
+  return bits
+}
+
 /** Creates the default world: the bot application, guild "Sandbox" with its channels, @everyone, Staff and the bot's role. */
 export function createWorld(options: WorldOptions): World {
   const { snowflakes, now, shardCount } = options
@@ -152,29 +230,7 @@ export function createWorld(options: WorldOptions): World {
   seedUsers()
 
   const makeGuild = (id: string, name: string, ids: { channels: string[]; staff: string; botRole: string }): GuildRecord => {
-    const guild: GuildRecord = {
-      id,
-      name,
-      ownerId: owner.id,
-      joinedAt: iso(),
-      channelIds: [],
-      roles: [
-        { id, name: '@everyone', permissions: EVERYONE_PERMISSIONS.toString(), position: 0, managed: false, botId: null },
-        { id: ids.staff, name: 'Staff', permissions: STAFF_PERMISSIONS.toString(), position: 1, managed: false, botId: null },
-        {
-          id: ids.botRole,
-          name: bot.username,
-          permissions: Permission.administrator.toString(),
-          position: 2,
-          managed: true,
-          botId: bot.id,
-        },
-      ],
-      members: new Map(),
-      staffRoleId: ids.staff,
-      botRoleId: ids.botRole,
-      commandsScope: true,
-    }
+    const guild = guildRecord(id, name, ids, bot, owner.id, iso())
     GUILD_CHANNEL_NAMES.forEach((channelName, position) => {
       const channelId = ids.channels[position] ?? snowflakes.next()
       channels.set(channelId, { id: channelId, type: 0, name: channelName, guildId: id, position, recipientId: null })
@@ -225,30 +281,7 @@ export function createWorld(options: WorldOptions): World {
     },
 
     upsertMember(guild, input) {
-      const existingUser = users.get(input.id)
-      users.set(input.id, {
-        id: input.id,
-        username: input.username,
-        globalName: input.globalName !== undefined ? input.globalName : (existingUser?.globalName ?? null),
-        bot: existingUser?.bot ?? false,
-        discriminator: '0',
-      })
-      const existing = guild.members.get(input.id)
-      if (existing) {
-        if (input.roles) existing.roles = [...input.roles]
-        if (input.permissions !== undefined) existing.permissions = input.permissions
-        if (input.nick !== undefined) existing.nick = input.nick
-        return { member: existing, created: false }
-      }
-      const member: MemberRecord = {
-        userId: input.id,
-        roles: input.roles ? [...input.roles] : [],
-        nick: input.nick ?? null,
-        joinedAt: iso(),
-        permissions: input.permissions ?? null,
-      }
-      guild.members.set(input.id, member)
-      return { member, created: true }
+      return upsertMemberIn(users, iso, guild, input)
     },
 
     guildsOf(userId) {
@@ -265,15 +298,7 @@ export function createWorld(options: WorldOptions): World {
       return channel
     },
 
-    permissionsOf(guild, member) {
-      if (member.permissions !== null) return BigInt(member.permissions)
-      let bits = 0n
-      for (const role of guild.roles) {
-        if (role.id === guild.id || member.roles.includes(role.id)) bits |= BigInt(role.permissions)
-      }
-      if (guild.ownerId === member.userId || (bits & Permission.administrator) !== 0n) return ALL_PERMISSIONS
-      return bits
-    },
+    permissionsOf,
 
     shardOf(guildId) {
       return shardForGuild(guildId, shardCount)

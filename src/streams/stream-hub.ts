@@ -62,6 +62,26 @@ interface Entry {
 const RENDER: Record<StreamView, (code: string, view: CodeView) => string> = { callbacks: renderCallbackBlock, rpc: renderRpcBlock }
 const RETRY_MS = 1000
 
+/**
+ * Applies read number `seq` of `code` to its entry (unless a newer read was applied already): each subscriber is pushed
+ * its view's block if it differs from what it last got, and the entry keeps the blocks rendered.
+ */
+function apply(code: string, entry: Entry, seq: number, view: CodeView): void {
+  if (seq <= entry.appliedSeq) return
+  entry.appliedSeq = seq
+  let callbacks: string | undefined
+  let rpc: string | undefined
+  for (const [sink, last] of entry.subs) {
+    const text = sink.view === 'rpc' ? (rpc ??= RENDER.rpc(code, view)) : (callbacks ??= RENDER.callbacks(code, view))
+    if (text !== last) {
+      entry.subs.set(sink, text)
+      sink.push(code, text)
+    }
+  }
+  entry.callbacks = callbacks ?? RENDER.callbacks(code, view)
+  entry.rpc = rpc
+}
+
 /** Creates the hub and starts following the feed and the marks. */
 export function createStreamHub(opts: StreamHubOptions): StreamHub {
   const entries = new Map<string, Entry>()
@@ -70,22 +90,6 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   let subscriptions = 0
   let scheduled = false
   let closed = false
-
-  const apply = (code: string, entry: Entry, seq: number, view: CodeView) => {
-    if (seq <= entry.appliedSeq) return
-    entry.appliedSeq = seq
-    let callbacks: string | undefined
-    let rpc: string | undefined
-    for (const [sink, last] of entry.subs) {
-      const text = sink.view === 'rpc' ? (rpc ??= RENDER.rpc(code, view)) : (callbacks ??= RENDER.callbacks(code, view))
-      if (text !== last) {
-        entry.subs.set(sink, text)
-        sink.push(code, text)
-      }
-    }
-    entry.callbacks = callbacks ?? RENDER.callbacks(code, view)
-    entry.rpc = rpc
-  }
 
   const read = async (codes: readonly string[]): Promise<void> => {
     const seqs = codes.map((code) => {

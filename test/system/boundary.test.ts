@@ -4,10 +4,11 @@
  * `model/` folder is pure: it imports only other `model/` files and valibot (no I/O, no clock or randomness from
  * outside, nothing of the features around it); every file opens with a header comment.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join, normalize, posix, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { sourceFiles } from '../helpers/source-files.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -60,14 +61,6 @@ export function boundaryProblems(path: string, text: string): string[] {
     }
   }
   return problems
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = `${dir}/${entry.name}`
-    if (entry.isDirectory()) return sourceFiles(path)
-    return entry.name.endsWith('.ts') ? [path] : []
-  })
 }
 
 t.test('the checker catches each kind of violation', async (t) => {

@@ -101,206 +101,306 @@ interface Connection {
   session: Session | null
 }
 
+/** What the gateway's functions share: its settings, its sessions and connections, and the waiters on member chunks. */
+interface GatewayState {
+  options: GatewayOptions
+  world: World
+  portal: DeveloperPortal
+  log: GatewayOptions['log']
+  bufferSize: number
+  resumeWindowMs: number
+  sessions: Map<string, Session>
+  connections: Set<Connection>
+  afterChunks: Map<string, Array<() => void>>
+  /** Counts sessions made, so `shards()` can prefer the newest. */
+  sessionOrder: number
+}
+
 function frameOf(op: number, d: unknown): string {
   return JSON.stringify({ op, d, s: null, t: null })
+}
+
+const ownsGuild = (session: Session, guildId: string): boolean => shardForGuild(guildId, session.shardCount) === session.shardId
+
+/** The sessions a dispatch for `target` goes to. */
+function targets(state: GatewayState, target: DispatchTarget): Session[] {
+  const all = [...state.sessions.values()]
+  if (target.shard !== undefined) return all.filter((s) => s.shardId === target.shard)
+  const guildId = target.guildId
+  if (typeof guildId === 'string' && guildId !== '') return all.filter((s) => ownsGuild(s, guildId))
+  return all.filter((s) => s.shardId === 0)
+}
+
+function send(socket: WebSocket | null, frame: string): void {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(frame)
+}
+
+/** Numbers a dispatch, keeps it in the session's bounded buffer for RESUME and sends it if the session is connected. */
+function sendDispatch(state: GatewayState, session: Session, t: string, dJson: string): void {
+  session.seq += 1
+  const frame = `{"op":0,"t":${JSON.stringify(t)},"s":${session.seq},"d":${dJson}}`
+  session.buffer.push({ seq: session.seq, frame })
+  if (session.buffer.length > state.bufferSize) session.buffer.shift()
+  send(session.socket, frame)
+}
+
+function forget(state: GatewayState, session: Session): void {
+  if (session.expiry) clearTimeout(session.expiry)
+  state.sessions.delete(session.id)
+}
+
+/** A session whose socket closed: forgotten on a session-ending code, else resumable for the resume window. */
+function detach(state: GatewayState, session: Session, code: number): void {
+  session.socket = null
+  if (SESSION_ENDING_CODES.has(code)) {
+    forget(state, session)
+    return
+  }
+  if (session.expiry) clearTimeout(session.expiry)
+  session.expiry = setTimeout(() => forget(state, session), state.resumeWindowMs)
+  session.expiry.unref()
+}
+
+function attach(conn: Connection, session: Session): void {
+  if (session.expiry) clearTimeout(session.expiry)
+  session.expiry = null
+  const previous = session.socket
+  session.socket = conn.socket
+  conn.session = session
+  // Discord drops the older connection when a session is resumed elsewhere.
+  if (previous && previous !== conn.socket && previous.readyState === WebSocket.OPEN) previous.close(CloseCode.unknownError)
+}
+
+/** Op 2: checks token, intents and shard as Discord does, then READY and one GUILD_CREATE per guild of the shard. */
+function identify(state: GatewayState, conn: Connection, d: Record<string, unknown>): void {
+  const { world, log, portal, options } = state
+  if (conn.session) return conn.socket.close(CloseCode.alreadyAuthenticated, 'Already authenticated.')
+  const token = typeof d.token === 'string' ? d.token.replace(/^Bot /, '') : ''
+  if (!portal.acceptsToken(token)) {
+    log('gateway identify refused', { code: CloseCode.authenticationFailed })
+    return conn.socket.close(CloseCode.authenticationFailed, 'Authentication failed.')
+  }
+  if (typeof d.intents !== 'number' || !Number.isInteger(d.intents) || d.intents < 0) {
+    return conn.socket.close(CloseCode.invalidIntents, 'Invalid intent(s).')
+  }
+  const disallowed = portal.disallowedIntents(d.intents)
+  if (disallowed !== 0) {
+    log('gateway identify refused', { code: CloseCode.disallowedIntents, intents: d.intents, disallowed })
+    return conn.socket.close(CloseCode.disallowedIntents, 'Disallowed intent(s).')
+  }
+  const shard = Array.isArray(d.shard) ? d.shard : [0, 1]
+  const [shardId, shardCount] = shard
+  if (
+    typeof shardId !== 'number' ||
+    typeof shardCount !== 'number' ||
+    !Number.isInteger(shardId) ||
+    !Number.isInteger(shardCount) ||
+    shardCount < 1 ||
+    shardId < 0 ||
+    shardId >= shardCount
+  ) {
+    return conn.socket.close(CloseCode.invalidShard, 'Invalid shard.')
+  }
+  const session: Session = {
+    id: options.randomHex(16),
+    shardId,
+    shardCount,
+    intents: d.intents,
+    seq: 0,
+    buffer: [],
+    socket: null,
+    expiry: null,
+    order: ++state.sessionOrder,
+  }
+  state.sessions.set(session.id, session)
+  attach(conn, session)
+  const owned = [...world.guilds.values()].filter((g) => ownsGuild(session, g.id))
+  const ready = readyPayload(world, { sessionId: session.id, shard: [shardId, shardCount], guilds: owned, resumeGatewayUrl: options.gatewayUrl() })
+  log('gateway identify', { session: session.id, shard: [shardId, shardCount], intents: session.intents, guilds: owned.length })
+  sendDispatch(state, session, 'READY', JSON.stringify(ready))
+  const withPresences = (session.intents & Intent.guildPresences) !== 0
+  for (const guild of owned) sendDispatch(state, session, 'GUILD_CREATE', JSON.stringify(guildCreatePayload(world, guild, withPresences)))
+}
+
+/** Op 6: replays the missed events and sends RESUMED, or answers op 9 when the session cannot be resumed. */
+function resume(state: GatewayState, conn: Connection, d: Record<string, unknown>): void {
+  const { log, portal } = state
+  if (conn.session) return conn.socket.close(CloseCode.alreadyAuthenticated, 'Already authenticated.')
+  const token = typeof d.token === 'string' ? d.token.replace(/^Bot /, '') : ''
+  const session = typeof d.session_id === 'string' ? state.sessions.get(d.session_id) : undefined
+  const seq = typeof d.seq === 'number' ? d.seq : -1
+  const oldest = session?.buffer[0]?.seq ?? (session ? session.seq + 1 : 0)
+  // Events after `seq` that already fell out of the bounded buffer cannot be replayed: Discord invalidates then.
+  if (!portal.acceptsToken(token) || !session || seq < oldest - 1 || seq > session.seq) {
+    log('gateway resume refused', { session: d.session_id, seq })
+    send(conn.socket, frameOf(Op.invalidSession, false))
+    return
+  }
+  attach(conn, session)
+  const replay = session.buffer.filter((f) => f.seq > seq)
+  for (const f of replay) send(conn.socket, f.frame)
+  log('gateway resume', { session: session.id, shard: session.shardId, from: seq, replayed: replay.length })
+  sendDispatch(state, session, 'RESUMED', JSON.stringify({ _trace: ['["presence-link-sandbox",{"micros":0}]'] }))
+}
+
+/** Op 8: the member chunks of each requested guild the session's shard owns, then that guild's waiting actions. */
+function requestMembers(state: GatewayState, session: Session, d: Record<string, unknown>): void {
+  const { world, afterChunks } = state
+  const guildIds = Array.isArray(d.guild_id) ? d.guild_id : [d.guild_id]
+  const withPresences = d.presences === true && (session.intents & Intent.guildPresences) !== 0
+  for (const guildId of guildIds) {
+    if (typeof guildId !== 'string') continue
+    const guild = world.guilds.get(guildId)
+    if (!guild || !ownsGuild(session, guildId)) continue
+    for (const chunk of memberChunks(world, guild, d, withPresences)) sendDispatch(state, session, 'GUILD_MEMBERS_CHUNK', JSON.stringify(chunk))
+    const actions = afterChunks.get(guildId)
+    afterChunks.delete(guildId)
+    for (const action of actions ?? []) action()
+  }
+}
+
+function onMessage(state: GatewayState, conn: Connection, data: RawData): void {
+  let payload: { op?: unknown; d?: unknown }
+  try {
+    payload = JSON.parse(data.toString()) as { op?: unknown; d?: unknown }
+  } catch {
+    conn.socket.close(CloseCode.decodeError, 'Error while decoding payload.')
+    return
+  }
+  const d = typeof payload.d === 'object' && payload.d !== null ? (payload.d as Record<string, unknown>) : {}
+  switch (payload.op) {
+    case Op.heartbeat:
+      send(conn.socket, frameOf(Op.heartbeatAck, null))
+      return
+    case Op.identify:
+      identify(state, conn, d)
+      return
+    case Op.resume:
+      resume(state, conn, d)
+      return
+    case Op.requestGuildMembers:
+      if (!conn.session) return conn.socket.close(CloseCode.notAuthenticated, 'Not authenticated.')
+      requestMembers(state, conn.session, d)
+      return
+    case Op.presenceUpdate:
+    case Op.voiceStateUpdate:
+      if (!conn.session) return conn.socket.close(CloseCode.notAuthenticated, 'Not authenticated.')
+      return
+    default:
+      conn.socket.close(CloseCode.unknownOpcode, 'Unknown opcode.')
+  }
+}
+
+/** A new socket: refused on an unknown API version or encoding, else greeted with HELLO. */
+function onConnection(state: GatewayState, socket: WebSocket, req: IncomingMessage): void {
+  const url = new URL(req.url ?? '/', 'ws://sandbox')
+  const version = url.searchParams.get('v')
+  const encoding = url.searchParams.get('encoding')
+  const conn: Connection = { socket, session: null }
+  state.connections.add(conn)
+  socket.on('message', (data) => onMessage(state, conn, data))
+  socket.on('close', (code) => {
+    state.connections.delete(conn)
+    if (conn.session && conn.session.socket === socket) detach(state, conn.session, code)
+  })
+  socket.on('error', (err) => state.log('gateway socket error', { error: err.message }))
+  if (version !== null && version !== '10' && version !== '9') {
+    socket.close(CloseCode.invalidApiVersion, 'Invalid API version.')
+    return
+  }
+  if (encoding !== null && encoding !== 'json') {
+    socket.close(CloseCode.decodeError, 'Only encoding=json is supported by the sandbox.')
+    return
+  }
+  send(socket, frameOf(Op.hello, { heartbeat_interval: HEARTBEAT_INTERVAL_MS, _trace: ['["presence-link-sandbox",{"micros":0}]'] }))
+}
+
+/** {@link Gateway.dispatch}: each target session with the event's intent, blanked without MESSAGE_CONTENT. */
+function dispatchEvent(state: GatewayState, t: string, d: unknown, target: DispatchTarget): DispatchResult {
+  const inGuild = typeof target.guildId === 'string' && target.guildId !== ''
+  const intent = requiredIntent(t, inGuild)
+  const blankable = needsBlanking(t, d, state.world.botUserId)
+  let full: string | null = null
+  let blank: string | null = null
+  const result: DispatchResult = { sent: 0, shards: [] }
+  for (const session of targets(state, target)) {
+    if (intent !== null && (session.intents & intent) === 0) continue
+    if (blankable && (session.intents & Intent.messageContent) === 0) {
+      blank ??= JSON.stringify(blanked(d))
+      sendDispatch(state, session, t, blank)
+    } else {
+      full ??= JSON.stringify(d)
+      sendDispatch(state, session, t, full)
+    }
+    result.sent++
+    result.shards.push(session.shardId)
+  }
+  return result
+}
+
+/** {@link Gateway.disconnect}: op 9 and forgotten, op 7, or a close with the given code. */
+function disconnectShard(state: GatewayState, shard: number, how: DisconnectHow): number {
+  let ended = 0
+  for (const session of [...state.sessions.values()]) {
+    if (session.shardId !== shard) continue
+    const socket = session.socket
+    if (how.invalidate) {
+      forget(state, session)
+      send(socket, frameOf(Op.invalidSession, false))
+      ended++
+      continue
+    }
+    if (!socket) continue
+    if (how.reconnect) {
+      send(socket, frameOf(Op.reconnect, null))
+    } else {
+      const code = how.code ?? CloseCode.unknownError
+      detach(state, session, code)
+      socket.close(code, 'Closed by the sandbox control API.')
+    }
+    ended++
+  }
+  state.log('gateway disconnect', { shard, ...how, ended })
+  return ended
+}
+
+/** {@link Gateway.shards}: each shard's newest connected session, else its newest resumable one. */
+function shardStates(state: GatewayState): ShardState[] {
+  const out: ShardState[] = []
+  for (let id = 0; id < state.options.shardCount; id++) {
+    const candidates = [...state.sessions.values()].filter((s) => s.shardId === id)
+    const best =
+      candidates.filter((s) => s.socket?.readyState === WebSocket.OPEN).sort((a, b) => b.order - a.order)[0] ??
+      candidates.sort((a, b) => b.order - a.order)[0]
+    out.push({
+      id,
+      connected: best?.socket?.readyState === WebSocket.OPEN,
+      sessionId: best?.id ?? null,
+      seq: best?.seq ?? 0,
+    })
+  }
+  return out
 }
 
 /** Creates the gateway; sockets arrive through `handleUpgrade`. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { world, log, portal } = options
-  const bufferSize = options.bufferSize ?? 1000
-  const resumeWindowMs = options.resumeWindowMs ?? 120_000
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 })
-  const sessions = new Map<string, Session>()
-  const connections = new Set<Connection>()
-  const afterChunks = new Map<string, Array<() => void>>()
-  let sessionOrder = 0
-
-  const ownsGuild = (session: Session, guildId: string): boolean =>
-    shardForGuild(guildId, session.shardCount) === session.shardId
-
-  const targets = (target: DispatchTarget): Session[] => {
-    const all = [...sessions.values()]
-    if (target.shard !== undefined) return all.filter((s) => s.shardId === target.shard)
-    const guildId = target.guildId
-    if (typeof guildId === 'string' && guildId !== '') return all.filter((s) => ownsGuild(s, guildId))
-    return all.filter((s) => s.shardId === 0)
+  const state: GatewayState = {
+    options,
+    world,
+    portal,
+    log,
+    bufferSize: options.bufferSize ?? 1000,
+    resumeWindowMs: options.resumeWindowMs ?? 120_000,
+    sessions: new Map<string, Session>(),
+    connections: new Set<Connection>(),
+    afterChunks: new Map<string, Array<() => void>>(),
+    sessionOrder: 0,
   }
+  const { sessions, connections, afterChunks } = state
 
-  const send = (socket: WebSocket | null, frame: string): void => {
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(frame)
-  }
-
-  const sendDispatch = (session: Session, t: string, dJson: string): void => {
-    session.seq += 1
-    const frame = `{"op":0,"t":${JSON.stringify(t)},"s":${session.seq},"d":${dJson}}`
-    session.buffer.push({ seq: session.seq, frame })
-    if (session.buffer.length > bufferSize) session.buffer.shift()
-    send(session.socket, frame)
-  }
-
-  const forget = (session: Session): void => {
-    if (session.expiry) clearTimeout(session.expiry)
-    sessions.delete(session.id)
-  }
-
-  const detach = (session: Session, code: number): void => {
-    session.socket = null
-    if (SESSION_ENDING_CODES.has(code)) {
-      forget(session)
-      return
-    }
-    if (session.expiry) clearTimeout(session.expiry)
-    session.expiry = setTimeout(() => forget(session), resumeWindowMs)
-    session.expiry.unref()
-  }
-
-  const attach = (conn: Connection, session: Session): void => {
-    if (session.expiry) clearTimeout(session.expiry)
-    session.expiry = null
-    const previous = session.socket
-    session.socket = conn.socket
-    conn.session = session
-    // Discord drops the older connection when a session is resumed elsewhere.
-    if (previous && previous !== conn.socket && previous.readyState === WebSocket.OPEN) previous.close(CloseCode.unknownError)
-  }
-
-  const identify = (conn: Connection, d: Record<string, unknown>): void => {
-    if (conn.session) return conn.socket.close(CloseCode.alreadyAuthenticated, 'Already authenticated.')
-    const token = typeof d.token === 'string' ? d.token.replace(/^Bot /, '') : ''
-    if (!portal.acceptsToken(token)) {
-      log('gateway identify refused', { code: CloseCode.authenticationFailed })
-      return conn.socket.close(CloseCode.authenticationFailed, 'Authentication failed.')
-    }
-    if (typeof d.intents !== 'number' || !Number.isInteger(d.intents) || d.intents < 0) {
-      return conn.socket.close(CloseCode.invalidIntents, 'Invalid intent(s).')
-    }
-    const disallowed = portal.disallowedIntents(d.intents)
-    if (disallowed !== 0) {
-      log('gateway identify refused', { code: CloseCode.disallowedIntents, intents: d.intents, disallowed })
-      return conn.socket.close(CloseCode.disallowedIntents, 'Disallowed intent(s).')
-    }
-    const shard = Array.isArray(d.shard) ? d.shard : [0, 1]
-    const [shardId, shardCount] = shard
-    if (
-      typeof shardId !== 'number' ||
-      typeof shardCount !== 'number' ||
-      !Number.isInteger(shardId) ||
-      !Number.isInteger(shardCount) ||
-      shardCount < 1 ||
-      shardId < 0 ||
-      shardId >= shardCount
-    ) {
-      return conn.socket.close(CloseCode.invalidShard, 'Invalid shard.')
-    }
-    const session: Session = {
-      id: options.randomHex(16),
-      shardId,
-      shardCount,
-      intents: d.intents,
-      seq: 0,
-      buffer: [],
-      socket: null,
-      expiry: null,
-      order: ++sessionOrder,
-    }
-    sessions.set(session.id, session)
-    attach(conn, session)
-    const owned = [...world.guilds.values()].filter((g) => ownsGuild(session, g.id))
-    const ready = readyPayload(world, { sessionId: session.id, shard: [shardId, shardCount], guilds: owned, resumeGatewayUrl: options.gatewayUrl() })
-    log('gateway identify', { session: session.id, shard: [shardId, shardCount], intents: session.intents, guilds: owned.length })
-    sendDispatch(session, 'READY', JSON.stringify(ready))
-    const withPresences = (session.intents & Intent.guildPresences) !== 0
-    for (const guild of owned) sendDispatch(session, 'GUILD_CREATE', JSON.stringify(guildCreatePayload(world, guild, withPresences)))
-  }
-
-  const resume = (conn: Connection, d: Record<string, unknown>): void => {
-    if (conn.session) return conn.socket.close(CloseCode.alreadyAuthenticated, 'Already authenticated.')
-    const token = typeof d.token === 'string' ? d.token.replace(/^Bot /, '') : ''
-    const session = typeof d.session_id === 'string' ? sessions.get(d.session_id) : undefined
-    const seq = typeof d.seq === 'number' ? d.seq : -1
-    const oldest = session?.buffer[0]?.seq ?? (session ? session.seq + 1 : 0)
-    // Events after `seq` that already fell out of the bounded buffer cannot be replayed: Discord invalidates then.
-    if (!portal.acceptsToken(token) || !session || seq < oldest - 1 || seq > session.seq) {
-      log('gateway resume refused', { session: d.session_id, seq })
-      send(conn.socket, frameOf(Op.invalidSession, false))
-      return
-    }
-    attach(conn, session)
-    const replay = session.buffer.filter((f) => f.seq > seq)
-    for (const f of replay) send(conn.socket, f.frame)
-    log('gateway resume', { session: session.id, shard: session.shardId, from: seq, replayed: replay.length })
-    sendDispatch(session, 'RESUMED', JSON.stringify({ _trace: ['["presence-link-sandbox",{"micros":0}]'] }))
-  }
-
-  const requestMembers = (session: Session, d: Record<string, unknown>): void => {
-    const guildIds = Array.isArray(d.guild_id) ? d.guild_id : [d.guild_id]
-    const withPresences = d.presences === true && (session.intents & Intent.guildPresences) !== 0
-    for (const guildId of guildIds) {
-      if (typeof guildId !== 'string') continue
-      const guild = world.guilds.get(guildId)
-      if (!guild || !ownsGuild(session, guildId)) continue
-      for (const chunk of memberChunks(world, guild, d, withPresences)) sendDispatch(session, 'GUILD_MEMBERS_CHUNK', JSON.stringify(chunk))
-      const actions = afterChunks.get(guildId)
-      afterChunks.delete(guildId)
-      for (const action of actions ?? []) action()
-    }
-  }
-
-  const onMessage = (conn: Connection, data: RawData): void => {
-    let payload: { op?: unknown; d?: unknown }
-    try {
-      payload = JSON.parse(data.toString()) as { op?: unknown; d?: unknown }
-    } catch {
-      conn.socket.close(CloseCode.decodeError, 'Error while decoding payload.')
-      return
-    }
-    const d = typeof payload.d === 'object' && payload.d !== null ? (payload.d as Record<string, unknown>) : {}
-    switch (payload.op) {
-      case Op.heartbeat:
-        send(conn.socket, frameOf(Op.heartbeatAck, null))
-        return
-      case Op.identify:
-        identify(conn, d)
-        return
-      case Op.resume:
-        resume(conn, d)
-        return
-      case Op.requestGuildMembers:
-        if (!conn.session) return conn.socket.close(CloseCode.notAuthenticated, 'Not authenticated.')
-        requestMembers(conn.session, d)
-        return
-      case Op.presenceUpdate:
-      case Op.voiceStateUpdate:
-        if (!conn.session) return conn.socket.close(CloseCode.notAuthenticated, 'Not authenticated.')
-        return
-      default:
-        conn.socket.close(CloseCode.unknownOpcode, 'Unknown opcode.')
-    }
-  }
-
-  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
-    const url = new URL(req.url ?? '/', 'ws://sandbox')
-    const version = url.searchParams.get('v')
-    const encoding = url.searchParams.get('encoding')
-    const conn: Connection = { socket, session: null }
-    connections.add(conn)
-    socket.on('message', (data) => onMessage(conn, data))
-    socket.on('close', (code) => {
-      connections.delete(conn)
-      if (conn.session && conn.session.socket === socket) detach(conn.session, code)
-    })
-    socket.on('error', (err) => log('gateway socket error', { error: err.message }))
-    if (version !== null && version !== '10' && version !== '9') {
-      socket.close(CloseCode.invalidApiVersion, 'Invalid API version.')
-      return
-    }
-    if (encoding !== null && encoding !== 'json') {
-      socket.close(CloseCode.decodeError, 'Only encoding=json is supported by the sandbox.')
-      return
-    }
-    send(socket, frameOf(Op.hello, { heartbeat_interval: HEARTBEAT_INTERVAL_MS, _trace: ['["presence-link-sandbox",{"micros":0}]'] }))
-  })
+  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => onConnection(state, socket, req))
 
   return {
     portal,
@@ -314,71 +414,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     dispatch(t, d, target) {
-      const inGuild = typeof target.guildId === 'string' && target.guildId !== ''
-      const intent = requiredIntent(t, inGuild)
-      const blankable = needsBlanking(t, d, world.botUserId)
-      let full: string | null = null
-      let blank: string | null = null
-      const result: DispatchResult = { sent: 0, shards: [] }
-      for (const session of targets(target)) {
-        if (intent !== null && (session.intents & intent) === 0) continue
-        if (blankable && (session.intents & Intent.messageContent) === 0) {
-          blank ??= JSON.stringify(blanked(d))
-          sendDispatch(session, t, blank)
-        } else {
-          full ??= JSON.stringify(d)
-          sendDispatch(session, t, full)
-        }
-        result.sent++
-        result.shards.push(session.shardId)
-      }
-      return result
+      return dispatchEvent(state, t, d, target)
     },
 
     hasSessionFor(target) {
-      return targets(target).length > 0
+      return targets(state, target).length > 0
     },
 
     disconnect(shard, how) {
-      let ended = 0
-      for (const session of [...sessions.values()]) {
-        if (session.shardId !== shard) continue
-        const socket = session.socket
-        if (how.invalidate) {
-          forget(session)
-          send(socket, frameOf(Op.invalidSession, false))
-          ended++
-          continue
-        }
-        if (!socket) continue
-        if (how.reconnect) {
-          send(socket, frameOf(Op.reconnect, null))
-        } else {
-          const code = how.code ?? CloseCode.unknownError
-          detach(session, code)
-          socket.close(code, 'Closed by the sandbox control API.')
-        }
-        ended++
-      }
-      log('gateway disconnect', { shard, ...how, ended })
-      return ended
+      return disconnectShard(state, shard, how)
     },
 
     shards() {
-      const out: ShardState[] = []
-      for (let id = 0; id < options.shardCount; id++) {
-        const candidates = [...sessions.values()].filter((s) => s.shardId === id)
-        const best =
-          candidates.filter((s) => s.socket?.readyState === WebSocket.OPEN).sort((a, b) => b.order - a.order)[0] ??
-          candidates.sort((a, b) => b.order - a.order)[0]
-        out.push({
-          id,
-          connected: best?.socket?.readyState === WebSocket.OPEN,
-          sessionId: best?.id ?? null,
-          seq: best?.seq ?? 0,
-        })
-      }
-      return out
+      return shardStates(state)
     },
 
     close() {
