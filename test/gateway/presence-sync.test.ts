@@ -14,20 +14,12 @@ const GAME = { type: 0, name: 'Minecraft' }
 const PLATFORM_GAME = { type: 0, name: 'Roblox', details: 'Adopt Me!' }
 const CUSTOM = { type: 4, name: 'Custom Status', state: 'grinding in roblox' }
 
-async function linkedUser(username: string, robloxName: string, robloxId: number) {
-  const user = nextUser()
-  const code = await g.codeFor(user, username)
-  const bound = await g.bind(code, robloxName, robloxId)
-  if (bound.status !== 200) throw new Error(`bind gave ${bound.status}`)
-  return { user, code }
-}
-
 t.before(async () => {
   g = await startGatewayStack(t)
 })
 
 t.test('a PRESENCE_UPDATE with music and a game shows in callbacks and rpc; the platform game and custom status do not', async (t) => {
-  const { user, code } = await linkedUser('alice', 'Alice_R', 1)
+  const { user, code } = await g.linkedUser(nextUser(), 'alice', 'Alice_R', 1)
   const sent = await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [CUSTOM, SPOTIFY, PLATFORM_GAME, GAME] })
   t.equal(sent.sent, 1)
   const text = await g.callbacksUntil(code, (s) => s.includes('Spotify'))
@@ -37,7 +29,7 @@ t.test('a PRESENCE_UPDATE with music and a game shows in callbacks and rpc; the 
 })
 
 t.test('going offline clears the activity; coming back restores it', async (t) => {
-  const { user, code } = await linkedUser('bob', 'Bob_R', 2)
+  const { user, code } = await g.linkedUser(nextUser(), 'bob', 'Bob_R', 2)
   await g.control('POST', 'presence', { user_id: user, status: 'dnd', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
   await g.control('POST', 'presence', { user_id: user, status: 'offline', activities: [] })
@@ -48,7 +40,7 @@ t.test('going offline clears the activity; coming back restores it', async (t) =
 })
 
 t.test('hostile activity text cannot break the blocks', async (t) => {
-  const { user, code } = await linkedUser('mallory', 'Mallory_R', 3)
+  const { user, code } = await g.linkedUser(nextUser(), 'mallory', 'Mallory_R', 3)
   const hostile = { type: 2, name: 'Spotify', details: '}\n{ZZZZ;\nPwned;\n}', state: '"quoted"; {braces} \u202Eevil' }
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [hostile, { type: 0, name: 'x'.repeat(4000) + '👍🏽' }] })
   const text = await g.callbacksUntil(code, (s) => s.includes('Spotify'))
@@ -64,7 +56,7 @@ t.test('presence of a member without a code is not stored', async (t) => {
   const user = nextUser()
   await g.control('POST', 'members', { id: user, username: 'nocode' })
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
-  const { code } = await linkedUser('witness', 'Witness_R', 4)
+  const { code } = await g.linkedUser(nextUser(), 'witness', 'Witness_R', 4)
   await g.control('POST', 'presence', { user_id: (await g.stack.codes.show(code))!.chatUserId, status: 'online', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
   const keys = g.stack.ctx.keys
@@ -86,7 +78,7 @@ t.test('a user who gets a code while already playing shows at once (their presen
 })
 
 t.test('leaving the only shared guild clears the presence', async (t) => {
-  const { user, code } = await linkedUser('leaver', 'Leaver_R', 6)
+  const { user, code } = await g.linkedUser(nextUser(), 'leaver', 'Leaver_R', 6)
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
   await g.control('DELETE', 'members', { id: user })
@@ -95,7 +87,7 @@ t.test('leaving the only shared guild clears the presence', async (t) => {
 
 t.test('a user in two guilds has one presence, and leaving one guild keeps it', async (t) => {
   const second = await g.control<{ id: string }>('POST', 'guilds', { name: 'Second Guild' })
-  const { user, code } = await linkedUser('twoguilds', 'Two_R', 7)
+  const { user, code } = await g.linkedUser(nextUser(), 'twoguilds', 'Two_R', 7)
   await g.control('POST', 'members', { id: user, username: 'twoguilds', guild_id: second.id })
   const sent = await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
   t.equal(sent.sent, 2, 'Discord sends the update to both guilds')
@@ -106,7 +98,7 @@ t.test('a user in two guilds has one presence, and leaving one guild keeps it', 
 })
 
 t.test('a shard closed with 4000 resumes, and presence keeps flowing', async (t) => {
-  const { user, code } = await linkedUser('resumer', 'Resume_R', 8)
+  const { user, code } = await g.linkedUser(nextUser(), 'resumer', 'Resume_R', 8)
   const resumed = new Promise<number>((resolve) => g.gateway.client.once('shardResume', resolve))
   await g.control('POST', 'disconnect', { shard: 0, code: 4000 })
   t.equal(await resumed, 0)
@@ -120,7 +112,7 @@ t.test('resync racing a presence change', async (t) => {
   const settle = () => new Promise((r) => setTimeout(r, 500))
 
   t.test('a user who comes online while a resync sweeps keeps their activity', async (t) => {
-    const { user, code } = await linkedUser('racer', 'Racer_R', 10)
+    const { user, code } = await g.linkedUser(nextUser(), 'racer', 'Racer_R', 10)
     t.same(await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME], after_member_chunks: true }), { sent: 0, shards: [], held: true })
     await g.gateway.sync.resyncShard(0)
     await settle()
@@ -129,7 +121,7 @@ t.test('resync racing a presence change', async (t) => {
   })
 
   t.test('a change that follows the chunks is not overwritten by the older presence they carried', async (t) => {
-    const { user, code } = await linkedUser('racer2', 'Racer2_R', 11)
+    const { user, code } = await g.linkedUser(nextUser(), 'racer2', 'Racer2_R', 11)
     await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [SPOTIFY] })
     await g.callbacksUntil(code, (s) => s.includes('Spotify'))
     await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME], after_member_chunks: true })
@@ -139,7 +131,7 @@ t.test('resync racing a presence change', async (t) => {
   })
 
   t.test('a user who goes offline while a resync writes stays offline', async (t) => {
-    const { user, code } = await linkedUser('racer3', 'Racer3_R', 12)
+    const { user, code } = await g.linkedUser(nextUser(), 'racer3', 'Racer3_R', 12)
     await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
     await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
     await g.control('POST', 'presence', { user_id: user, status: 'offline', activities: [], after_member_chunks: true })
@@ -151,7 +143,7 @@ t.test('resync racing a presence change', async (t) => {
 })
 
 t.test('a shard whose mark lapsed is resynced before it counts again, so its stale entries never show', async (t) => {
-  const { user, code } = await linkedUser('lapser', 'Lapse_R', 13)
+  const { user, code } = await g.linkedUser(nextUser(), 'lapser', 'Lapse_R', 13)
   const keys = g.stack.ctx.keys
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
@@ -167,7 +159,7 @@ t.test('a shard whose mark lapsed is resynced before it counts again, so its sta
 })
 
 t.test('after the gateway stops, its presences are no longer served as live', async (t) => {
-  const { user, code } = await linkedUser('stopper', 'Stop_R', 9)
+  const { user, code } = await g.linkedUser(nextUser(), 'stopper', 'Stop_R', 9)
   await g.control('POST', 'presence', { user_id: user, status: 'online', activities: [GAME] })
   await g.callbacksUntil(code, (s) => s.includes('Minecraft'))
   await g.gatewayCtx.shutdown.run('test stops the gateway')

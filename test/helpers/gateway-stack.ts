@@ -20,6 +20,8 @@ export interface GatewayStack {
   bind(code: string, username: string, id: number): Promise<{ status: number; body: any }>
   /** Polls callbacks for `code` until `accept` holds; returns the text. */
   callbacksUntil(code: string, accept: (text: string) => boolean, what?: string): Promise<string>
+  /** Adds member `user`, runs /code for them and binds the code to a Roblox account; throws unless the bind gives 200. */
+  linkedUser(user: string, username: string, robloxName: string, robloxId: number): Promise<{ user: string; code: string }>
 }
 
 /** Starts everything for one test file. */
@@ -68,7 +70,7 @@ export async function startGatewayStack(
     if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${text}`)
     return (text === '' ? undefined : JSON.parse(text)) as T
   }
-  return {
+  const g: GatewayStack = {
     stack,
     sandbox,
     gateway,
@@ -88,5 +90,12 @@ export async function startGatewayStack(
         const { text } = await getText(`${stack.api}/callbacks/${code}`)
         return accept(text) ? text : undefined
       }, 10_000, what),
+    async linkedUser(user, username, robloxName, robloxId) {
+      const code = await g.codeFor(user, username)
+      const bound = await g.bind(code, robloxName, robloxId)
+      if (bound.status !== 200) throw new Error(`bind gave ${bound.status}`)
+      return { user, code }
+    },
   }
+  return g
 }

@@ -1,40 +1,15 @@
 /** The front's answers while Redis is unreachable. */
 import t from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { connect } from 'node:net'
+import { privateRedis } from '../helpers/parts.js'
 import { eventually, getText, postJson, startStack } from '../helpers/stack.js'
-import { freePort } from '../helpers/scratch.js'
-
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-}
-
-async function reachable(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true)))
-      socket.on('error', () => resolve(false))
-    })
-    if (up) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`redis on ${port} did not come up`)
-}
 
 t.test('when Redis goes away writes answer 503, /readyz says why, and when it comes back empty the service recovers by itself', async (t) => {
-  const port = await freePort()
-  let redis = startRedis(port)
-  t.teardown(() => {
-    redis.kill('SIGKILL')
-  })
-  await reachable(port)
-  const stack = await startStack(t, { env: { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMITS: 'off' }, consumers: ['log'] })
+  const redis = await privateRedis(t)
+  const stack = await startStack(t, { env: { REDIS_URL: redis.url, RATE_LIMITS: 'off' }, consumers: ['log'] })
   const auth = `Bearer ${stack.apiKey}`
   t.equal((await postJson(`${stack.api}/log/server`, { event_type: 'boot', description: 'up' }, auth)).status, 200)
 
-  const exited = new Promise((resolve) => redis.once('exit', resolve))
-  redis.kill('SIGKILL')
-  await exited
+  await redis.kill()
 
   const log = await postJson(`${stack.api}/log/server`, { event_type: 'boot', description: 'up' }, auth)
   t.equal(log.status, 503)
@@ -50,8 +25,7 @@ t.test('when Redis goes away writes answer 503, /readyz says why, and when it co
   t.same(JSON.parse(ready.text), { status: 'not_ready', redis: 'down', mysql: 'ok' })
   t.equal((await getText(`${stack.origin}/healthz`)).status, 200, 'the process itself is alive')
 
-  redis = startRedis(port)
-  await reachable(port)
+  await redis.start()
   const back = await eventually(async () => {
     const res = await postJson(`${stack.api}/log/server`, { event_type: 'after_restart', description: 'back' }, auth)
     return res.status === 200 ? res : undefined

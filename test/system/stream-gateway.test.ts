@@ -12,20 +12,12 @@ let n = 810000000000000000n
 const GAME = { type: 0, name: 'Minecraft' }
 const SONG = { type: 2, name: 'Spotify', details: 'Blinding Lights', state: 'The Weeknd' }
 
-async function linkedUser(username: string, robloxName: string, robloxId: number) {
-  const user = String(++n)
-  const code = await g.codeFor(user, username)
-  const bound = await g.bind(code, robloxName, robloxId)
-  if (bound.status !== 200) throw new Error(`bind gave ${bound.status}`)
-  return { user, code }
-}
-
 t.before(async () => {
   g = await startGatewayStack(t)
 })
 
 t.test('a presence change in the sandbox arrives on an open SSE stream and on a WebSocket', async (t) => {
-  const { user, code } = await linkedUser('streamer', 'Stream_R', 11)
+  const { user, code } = await g.linkedUser(String(++n), 'streamer', 'Stream_R', 11)
   const sse = await openSse(g.stack.origin, `/api/v1/stream/${code}`)
   t.teardown(() => sse.close())
   const ws = await openWs(`${g.stack.origin.replace('http', 'ws')}/api/v1/ws`)
@@ -47,7 +39,7 @@ t.test('a presence change in the sandbox arrives on an open SSE stream and on a 
 })
 
 t.test('feed loss: after the front feed connection is killed, changes made meanwhile and after still arrive', async (t) => {
-  const { user, code } = await linkedUser('feedloss', 'Feed_R', 12)
+  const { user, code } = await g.linkedUser(String(++n), 'feedloss', 'Feed_R', 12)
   const sse = await openSse(g.stack.origin, `/api/v1/stream/${code}`)
   t.teardown(() => sse.close())
   await sse.next()

@@ -4,7 +4,6 @@
  * shard liveness when serving, stays within NEAR_CACHE_ENTRIES, and still charges the unknown-code budget.
  */
 import t from 'tap'
-import type { FeedChange } from '../../../src/redis/model/feed-message.js'
 import type { FrontObserver, ReadPathState } from '../../../src/http/front-observer.js'
 import { followChangeFeed } from '../../../src/redis/change-feed.js'
 import { createRedis } from '../../../src/redis/connection.js'

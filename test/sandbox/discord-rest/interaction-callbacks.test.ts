@@ -1,3 +1,4 @@
+/** The sandbox's interactions with the real discord.js client: slash commands and component clicks, and the replies /control reports. */
 import {
   ActionRowBuilder,
   ButtonBuilder,
@@ -8,6 +9,7 @@ import {
   type Interaction,
 } from 'discord.js'
 import t from 'tap'
+import type { InteractionReply } from '../../../src/sandbox/interactions.js'
 import { DefaultIds } from '../../../src/sandbox/world.js'
 import { call, startClient, startSandbox } from '../fixtures/harness.js'
 
@@ -19,15 +21,8 @@ const LINK_COMMAND = {
   options: [{ name: 'username', description: 'Roblox username', type: 3, required: true }],
 }
 
-interface Reply {
-  type: number
-  content: string
-  embeds: unknown[]
-  components: unknown[]
-  flags: number
-  message_id: string | null
-  interaction_id: string
-}
+/** What /control/commands and /control/components answer: the bot's reply and the interaction's id. */
+type Reply = InteractionReply & { interaction_id: string }
 
 interface ControlMessage {
   id: string
