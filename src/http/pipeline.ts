@@ -174,7 +174,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 /** The kit's limits, auth, bodies and admission over the front's dependencies. */
 function createKit(deps: PipelineDeps): RouteKit {
   const { observer } = deps
-  return {
+  const kit: RouteKit = {
     async limited(route, ctx) {
       const outcome = await deps.rateLimit(route, ctx.client)
       if (outcome.state !== undefined) {
@@ -196,6 +196,14 @@ function createKit(deps: PipelineDeps): RouteKit {
       return check.ok ? { ok: true, keyName: check.name, keyId: check.id } : { ok: false, reply: unauthorized(check.message) }
     },
     readJson: (req) => readJson(req, deps.config.bodyTimeoutMs),
+    async keyed(route, req, ctx) {
+      const rejected = await kit.limited(route, ctx)
+      return rejected !== null ? { ok: false, reply: rejected } : kit.authorize(req)
+    },
+    async readBody(req, schema) {
+      const body = await kit.readJson(req)
+      return body.ok ? kit.validateBody(schema, body.value) : body
+    },
     validateBody(schema, value) {
       // valibot's object() accepts arrays; the API takes only a JSON object.
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -206,6 +214,7 @@ function createKit(deps: PipelineDeps): RouteKit {
     },
     admission: createAdmission(deps),
   }
+  return kit
 }
 
 /**

@@ -143,5 +143,9 @@ export interface RouteKit {
   readJson(req: HttpRequest): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }>
   /** Validates a JSON object against `schema`: 422 with the field issues. */
   validateBody<S extends v.GenericSchema>(schema: S, value: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply }
+  /** The opening of every keyed route, in its order: the rate limit of `route` (429), then the bearer key (401). */
+  keyed(route: LimitedRoute, req: HttpRequest, ctx: RequestCtx): Promise<{ ok: true; keyName: string; keyId: string } | { ok: false; reply: Reply }>
+  /** readJson then validateBody: the body as `schema` reads it, or the reply of the first step that refused it. */
+  readBody<S extends v.GenericSchema>(req: HttpRequest, schema: S): Promise<{ ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply }>
   admission: CodesAdmission
 }

@@ -22,13 +22,9 @@ export interface BindDeps {
 export function register(app: HttpApp, kit: RouteKit, deps: BindDeps): void {
   const { log, observer } = deps
   app.post('/api/v1/bind', 'bind', async (req, ctx) => {
-    const rejected = await kit.limited('bind', ctx)
-    if (rejected !== null) return rejected
-    const auth = await kit.authorize(req)
+    const auth = await kit.keyed('bind', req, ctx)
     if (!auth.ok) return auth.reply
-    const body = await kit.readJson(req)
-    if (!body.ok) return body.reply
-    const parsed = kit.validateBody(BindRequestSchema, body.value)
+    const parsed = await kit.readBody(req, BindRequestSchema)
     if (!parsed.ok) return parsed.reply
     const b = parsed.value
     let result: BindJobResult | null

@@ -32,17 +32,13 @@ export function register(app: HttpApp, kit: RouteKit, deps: LogDeps): void {
   app.post('/api/v1/log/:category', 'log', async (req, ctx) => {
     const category = req.params.category ?? ''
     const idempotency = parseIdempotencyKey(req.headers['idempotency-key'])
-    const rejected = await kit.limited('log', ctx)
-    if (rejected !== null) return rejected
-    const auth = await kit.authorize(req)
+    const auth = await kit.keyed('log', req, ctx)
     if (!auth.ok) return auth.reply
     if (!isLogCategory(category)) {
       return jsonError(400, ErrorCode.UnknownCategory, `unknown category ${JSON.stringify(category.slice(0, 40))}: use server, ingame or moderation`)
     }
     if (!idempotency.ok) return jsonError(400, ErrorCode.InvalidIdempotencyKey, idempotency.message)
-    const body = await kit.readJson(req)
-    if (!body.ok) return body.reply
-    const parsed = kit.validateBody(LogRequestSchema, body.value)
+    const parsed = await kit.readBody(req, LogRequestSchema)
     if (!parsed.ok) return parsed.reply
     const b = parsed.value
     const badCode = invalidOptionalCode(b.code)

@@ -13,7 +13,7 @@ import { threatDetectionJob } from '../../safety/threat-detection.js'
 import type { LogJob } from '../../queue/model/jobs.js'
 import { SafetyRequestSchema } from '../model/safety-request.js'
 import { invalidCode, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, type Reply } from '../respond.js'
-import type { HttpApp, HttpRequest, RouteKit } from '../route-kit.js'
+import type { HttpApp, HttpRequest, RequestCtx, RouteKit } from '../route-kit.js'
 
 /** What the staff routes read and write, built by the front runtime. */
 export interface StaffDeps {
@@ -97,15 +97,15 @@ export function register(
 ): void {
   const now = deps.now ?? Date.now
 
-  const authorized = async (req: HttpRequest): Promise<Reply | null> => {
-    const check = await kit.authorize(req)
-    return check.ok ? null : check.reply
+  const keyed = async (req: HttpRequest, ctx: RequestCtx): Promise<Reply | null> => {
+    const auth = await kit.keyed('info', req, ctx)
+    return auth.ok ? null : auth.reply
   }
 
   app.get('/api/v1/info/:code', 'info', async (req, ctx) => {
     const code = decodePath(req.params.code ?? '')
     const query = { ...req.query }
-    const rejected = (await kit.limited('info', ctx)) ?? (await authorized(req))
+    const rejected = await keyed(req, ctx)
     if (rejected !== null) return rejected
     if (!isCode(code)) return invalidCode()
     const page = parseInfoQuery(query)
@@ -115,17 +115,13 @@ export function register(
     return jsonOk(infoBody(found))
   })
   for (const path of ['/api/v1/info', '/api/v1/info/']) {
-    app.get(path, 'info', async (req, ctx) => (await kit.limited('info', ctx)) ?? (await authorized(req)) ?? invalidCode())
+    app.get(path, 'info', async (req, ctx) => (await keyed(req, ctx)) ?? invalidCode())
   }
 
   app.post('/api/v1/safety', 'safety', async (req, ctx) => {
-    const limited = await kit.limited('safety', ctx)
-    if (limited !== null) return limited
-    const auth = await kit.authorize(req)
+    const auth = await kit.keyed('safety', req, ctx)
     if (!auth.ok) return auth.reply
-    const body = await kit.readJson(req)
-    if (!body.ok) return body.reply
-    const parsed = kit.validateBody(SafetyRequestSchema, body.value)
+    const parsed = await kit.readBody(req, SafetyRequestSchema)
     if (!parsed.ok) return parsed.reply
     const b = parsed.value
     const badCode = invalidOptionalCode(b.code)
