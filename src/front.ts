@@ -27,7 +27,10 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
   if (cluster.isPrimary) {
     const { frontWorkers, port, host } = ctx.config
     const primaryMetrics = createPrimaryMetrics()
-    await startMetricsServer(ctx, clusterMetricsSource(primaryMetrics.registry), ctx.config.metricsPort)
+    // The workers serving now (they said they listen, and have not exited): the ones a scrape asks for metrics.
+    const serving = new Set<number>()
+    const servingWorkers = () => [...serving].flatMap((id) => cluster.workers?.[id] ?? [])
+    await startMetricsServer(ctx, clusterMetricsSource(servingWorkers, primaryMetrics.registry), ctx.config.metricsPort)
     await probePort(port, host, 'PORT')
     let stopping = false
     const startedAt = new Map<number, number>()
@@ -56,6 +59,7 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
         return
       }
       if ((message as { type?: unknown } | null)?.type !== WORKER_LISTENING) return
+      serving.add(worker.id)
       if (++listening === frontWorkers) {
         ctx.log.info({ url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, workers: frontWorkers }, 'front listening')
         announceStarted()
@@ -64,6 +68,7 @@ await runProcess(cluster.isPrimary ? 'front' : 'front-worker', async (ctx) => {
     cluster.on('exit', (worker, code, signal) => {
       const ranMs = Date.now() - (startedAt.get(worker.id) ?? 0)
       startedAt.delete(worker.id)
+      serving.delete(worker.id)
       waiting.delete(worker.id)
       if (stopping) return
       relayWaiting()

@@ -1,17 +1,35 @@
 /**
- * Front cluster aggregation with prom-client's AggregatorRegistry: the primary asks every node:cluster worker for
- * its registry over IPC at each scrape and sums them, and adds its own few metrics (worker restarts). Each worker must
- * construct an AggregatorRegistry too, or it never answers and the primary's scrape times out after 5 s.
+ * Front cluster aggregation: at each scrape the primary asks every node:cluster worker that is serving for its
+ * registry over IPC, sums them with prom-client's `AggregatorRegistry.aggregate`, and adds its own few metrics
+ * (worker restarts). A worker that does not answer within WORKER_ANSWER_MS (starting, or stuck) is left out of that
+ * scrape: the endpoint keeps answering while a worker restarts, which is when its restart counter matters most.
+ * (prom-client's own `clusterMetrics()` asks every forked worker and fails the whole scrape after 5 s when one,
+ * still starting, does not answer.)
  */
-import { AggregatorRegistry, Registry } from 'prom-client'
+import cluster, { type Worker } from 'node:cluster'
+import { AggregatorRegistry, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import { Metric } from './metric-names.js'
 import type { MetricsSource } from './metrics-server.js'
 import { counterOf } from './registry.js'
 
+const METRICS_REQUEST = 'presence-link:metrics-request'
+const METRICS_RESPONSE = 'presence-link:metrics-response'
+
+/** How long the primary waits for one worker's registry before it scrapes without it. */
+export const WORKER_ANSWER_MS = 2000
+
+type WorkerMetrics = MetricObjectWithValues<MetricValue<string>>[]
+
 /** In a cluster worker: answers the primary's metric requests with `registry`. Call before the worker starts serving. */
 export function shareWithPrimary(registry: Registry): void {
-  AggregatorRegistry.setRegistries([registry])
-  new AggregatorRegistry()
+  process.on('message', (message: unknown) => {
+    const request = message as { type?: unknown; id?: unknown } | null
+    if (request?.type !== METRICS_REQUEST) return
+    registry.getMetricsAsJSON().then(
+      (metrics) => process.send?.({ type: METRICS_RESPONSE, id: request.id, metrics }),
+      () => process.send?.({ type: METRICS_RESPONSE, id: request.id, metrics: null }),
+    )
+  })
 }
 
 /** The cluster primary's own metrics. */
@@ -29,14 +47,42 @@ export function createPrimaryMetrics(): PrimaryMetrics {
   return { registry, workerRestarted: () => restarts.inc() }
 }
 
-/** In the cluster primary: a source whose text is every live worker's metrics, aggregated, then `primary`'s own. */
-export function clusterMetricsSource(primary?: Registry): MetricsSource {
-  const aggregator = new AggregatorRegistry()
+/**
+ * In the cluster primary: a source whose text is the metrics of every worker `serving()` lists that answers in time,
+ * aggregated, then `primary`'s own.
+ */
+export function clusterMetricsSource(serving: () => readonly Worker[], primary?: Registry): MetricsSource {
+  let nextId = 0
+  const pending = new Map<number, (metrics: WorkerMetrics | null) => void>()
+  cluster.on('message', (_worker, message: unknown) => {
+    const response = message as { type?: unknown; id?: unknown; metrics?: WorkerMetrics | null } | null
+    if (response?.type !== METRICS_RESPONSE || typeof response.id !== 'number') return
+    pending.get(response.id)?.(response.metrics ?? null)
+  })
+  const ask = (worker: Worker): Promise<WorkerMetrics | null> =>
+    new Promise((resolve) => {
+      const id = nextId++
+      const done = (metrics: WorkerMetrics | null) => {
+        clearTimeout(timer)
+        pending.delete(id)
+        resolve(metrics)
+      }
+      const timer = setTimeout(() => done(null), WORKER_ANSWER_MS)
+      pending.set(id, done)
+      try {
+        worker.send({ type: METRICS_REQUEST, id })
+      } catch {
+        done(null)
+      }
+    })
   return {
-    contentType: aggregator.contentType,
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
     metrics: async () => {
-      const [workers, own] = await Promise.all([aggregator.clusterMetrics(), primary?.metrics() ?? ''])
-      return own === '' ? workers : `${workers.replace(/\n*$/, '\n')}${own}`
+      const answers = await Promise.all(serving().map(ask))
+      const present = answers.filter((a): a is WorkerMetrics => a !== null)
+      const workers = present.length === 0 ? '' : await AggregatorRegistry.aggregate(present).metrics()
+      const own = (await primary?.metrics()) ?? ''
+      return own === '' ? workers : `${workers === '' ? '' : workers.replace(/\n*$/, '\n')}${own}`
     },
   }
 }
