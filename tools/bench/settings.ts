@@ -1,4 +1,5 @@
 /** Every knob of `npm run bench`, in one place; the report writes them into BENCHMARKS.md. */
+import type { StreamSettings } from './measurements/stream-delivery.js'
 
 /** The settings of one `npm run bench` run. */
 export interface BenchSettings {
@@ -16,6 +17,8 @@ export interface BenchSettings {
   frontWorkers: number
   propagationUpdates: number
   gatewayMembers: readonly number[]
+  /** The stream delivery runs (each on a world and front of its own). */
+  streams: StreamSettings
 }
 
 /** The settings `npm run bench` uses. */
@@ -34,4 +37,5 @@ export const SETTINGS: BenchSettings = {
   frontWorkers: 1,
   propagationUpdates: 300,
   gatewayMembers: [10_000, 100_000],
+  streams: { streams: 10_000, codesPerStream: 50, codes: 2000, updates: 40, spacingMs: 250, lateMs: 50 },
 }

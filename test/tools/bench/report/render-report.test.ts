@@ -1,27 +1,36 @@
-/** The BENCHMARKS.md writer and the delivery table: given figures in, the expected markdown out. */
+/**
+ * The BENCHMARKS.md writer, the partial reports and the delivery table: given figures in, the expected markdown out;
+ * and the report cannot contradict itself (its summary is made from the figures its sections show).
+ */
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import type { BindRun } from '../../../../tools/bench/measurements/bind-rate.js'
 import type { Comparison, LoadRun } from '../../../../tools/bench/measurements/ceiling-comparison.js'
 import type { DeliveryRun } from '../../../../tools/bench/measurements/delivery-throughput.js'
 import type { LogRun } from '../../../../tools/bench/measurements/log-accept-store.js'
+import type { ReadPathResult } from '../../../../tools/bench/measurements/read-path.js'
+import type { StreamRun } from '../../../../tools/bench/measurements/stream-delivery.js'
 import { renderDelivery } from '../../../../tools/bench/report/render-delivery.js'
+import type { LoadTrace } from '../../../../tools/bench/report/load-trace.js'
 import {
   renderBindSection,
-  renderComparisonSection,
   renderGatewayMemorySection,
+  renderLoadSection,
   renderLogSection,
   renderMemorySection,
+  renderPartialReport,
   renderPropagationSection,
+  renderReadPathSection,
   renderReport,
+  renderStreamsSection,
   type BenchResults,
 } from '../../../../tools/bench/report/render-report.js'
 import type { BenchSettings } from '../../../../tools/bench/settings.js'
 
 const MiB = 1024 * 1024
 
-/** The settings of the 2026-11-22 run (what `npm run bench` used then). */
-const NOV_22_SETTINGS: BenchSettings = {
+/** The settings of `npm run bench` on 2026-11-26. */
+const SETTINGS: BenchSettings = {
   runs: 3,
   linkedUsers: 50,
   connections: 50,
@@ -36,6 +45,7 @@ const NOV_22_SETTINGS: BenchSettings = {
   frontWorkers: 1,
   propagationUpdates: 300,
   gatewayMembers: [10_000, 100_000],
+  streams: { streams: 10_000, codesPerStream: 50, codes: 2000, updates: 40, spacingMs: 250, lateMs: 50 },
 }
 
 function load(reqPerSec: number, p50: number, p99: number, serverCores: number, redisCores: number, loadCores: number): LoadRun {
@@ -46,43 +56,98 @@ function logRun(accepted: number, stored: number, rejected = 0): LogRun {
   return { accepted, acceptedPerSec: 2351, loadSeconds: 5.1, drainSeconds: 3.21, stored, rejected }
 }
 
-/** The figures behind the BENCHMARKS.md committed on 2026-11-22 (test/tools/bench/report/fixtures). */
-const NOV_22: BenchResults = {
-  startedAt: new Date('2026-11-22T05:19:28.743Z'),
-  seconds: 156.2,
-  machine: {
-    cpu: 'AMD EPYC',
-    cores: 2,
-    memory: '23.5 GiB',
-    load: '2.14, 2.18, 2.89',
-    os: 'Linux 6.18.44-fc-v669 x64',
-    node: 'v20.20.2',
-    redis: '7.0.15',
-    mysql: '10.11.19-MariaDB-0+deb12u1',
-    packages: [
-      ['hyper-express', '6.17.4'],
-      ['uWebSockets.js', '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0'],
-      ['bullmq', '6.7.0'],
-      ['ioredis', '6.0.0'],
-      ['kysely', '0.28.18'],
-      ['mysql2', '3.24.6'],
-      ['prom-client', '15.1.3'],
-      ['rate-limiter-flexible', '11.4.0'],
-      ['autocannon', '9.0.0'],
-    ],
+const comparison = (route: Comparison['route'], bodyBytes: number, service: LoadRun[], ceiling: LoadRun[]): Comparison => ({ route, bodyBytes, service, ceiling })
+
+/** Read-path figures: limits off near the ceiling, limits on at half of it. */
+const READ_PATH: ReadPathResult = {
+  limitsOff: {
+    callbacks: comparison('callbacks', 3497, [load(13_000, 3, 9, 1.0, 0.02, 0.9), load(14_000, 3, 8, 1.0, 0.02, 0.9), load(12_500, 3, 9, 1.0, 0.02, 0.9)], [load(14_500, 2, 6, 0.7, 0.01, 0.95), load(14_000, 2, 6, 0.7, 0.01, 0.95), load(15_000, 2, 5, 0.7, 0.01, 0.95)]),
+    rpc: comparison('rpc', 2847, [load(14_000, 3, 8, 1.0, 0.02, 0.9), load(13_500, 3, 8, 1.0, 0.02, 0.9), load(14_500, 3, 8, 1.0, 0.02, 0.9)], [load(15_000, 2, 5, 0.7, 0, 0.95), load(15_500, 2, 5, 0.7, 0, 0.95), load(14_800, 2, 5, 0.7, 0, 0.95)]),
   },
-  callbacks: {
-    route: 'callbacks',
-    bodyBytes: 3497,
-    service: [load(4582.2, 9, 17, 1.0, 0.24, 0.2), load(4957.48, 9, 16, 1.0, 0.23, 0.21), load(5009.1, 8, 16, 0.99, 0.22, 0.22)],
-    ceiling: [load(30524.3, 1, 4, 0.7, 0.01, 0.97), load(31961.08, 1, 4, 0.69, 0.01, 0.96), load(36954, 1, 3, 0.68, 0.01, 0.98)],
+  limitsOn: {
+    callbacks: comparison('callbacks', 3497, [load(7000, 6, 16, 1.0, 0.3, 0.5), load(7200, 6, 15, 1.0, 0.3, 0.5), load(6800, 6, 16, 1.0, 0.3, 0.5)], [load(14_000, 2, 6, 0.7, 0.01, 0.95), load(14_400, 2, 6, 0.7, 0.01, 0.95), load(14_200, 2, 6, 0.7, 0.01, 0.95)]),
+    rpc: comparison('rpc', 2847, [load(6900, 6, 15, 1.0, 0.3, 0.5), load(7100, 6, 15, 1.0, 0.3, 0.5), load(7000, 6, 15, 1.0, 0.3, 0.5)], [load(15_000, 2, 5, 0.7, 0, 0.95), load(14_000, 2, 5, 0.7, 0, 0.95), load(14_600, 2, 5, 0.7, 0, 0.95)]),
   },
-  rpc: {
-    route: 'rpc',
-    bodyBytes: 2847,
-    service: [load(4772.06, 10, 16, 1.0, 0.23, 0.22), load(4096, 11, 18, 1.0, 0.2, 0.2), load(4813, 10, 15, 1.0, 0.25, 0.23)],
-    ceiling: [load(35945, 1, 3, 0.75, 0, 0.97), load(39640, 1, 3, 0.8, 0, 0.96), load(37403.4, 1, 3, 0.74, 0, 0.98)],
+  limitsOnSetup: 'RATE_LIMITS=callbacks=100000000/10,rpc=100000000/10',
+  warmRequests: 1000,
+  commands: {
+    off: { perRequest: 0.001, byCommand: [['hgetall', 0.001]] },
+    on: { perRequest: 4.01, byCommand: [['evalsha', 1.001], ['set', 1], ['incrby', 1], ['pttl', 1], ['hgetall', 0.009]] },
   },
+}
+
+const EPOCH = Date.parse('2026-11-26T01:00:00.000Z')
+
+/** A stream run: `late` changes out of 40 had a last delivery over 50 ms. */
+function streamRun(p50Ms: number, p99Ms: number, rssPerStreamKiB: number, heapPerStreamKiB: number, late: StreamRun['late']): StreamRun {
+  return {
+    streams: 10_000,
+    deliveries: 10_000,
+    expected: 10_000,
+    p50Ms,
+    p99Ms,
+    maxMs: p99Ms + 10,
+    openSeconds: 30,
+    heartbeatMs: 15_000,
+    rssBeforeBytes: 80 * MiB,
+    rssOpenBytes: 80 * MiB + rssPerStreamKiB * 1024 * 10_000,
+    heapBeforeBytes: 20 * MiB,
+    heapOpenBytes: 20 * MiB + heapPerStreamKiB * 1024 * 10_000,
+    front: { delay: { p50: 10.2, p99: 180.4, max: 201.3 }, gcCount: 35, majorGcCount: 1, longestGcMs: 12.5, gcMs: 80, longestStallMs: 190.2 },
+    bench: { longestGcMs: 8, longestStallMs: 30.5 },
+    heartbeats: [{ first: EPOCH + 4000, last: EPOCH + 4180, count: 10_000 }],
+    updates: Array.from({ length: 40 }, (_, i) => ({ n: i + 1, sentAt: EPOCH + i * 260, writeAckMs: 1, deliveries: 250, firstMs: 3, lastMs: 20 })),
+    late,
+    windowStart: EPOCH,
+    timelines: { frontGc: [], frontStalls: [], benchGc: [], benchStalls: [], heartbeats: [] },
+  }
+}
+
+const LATE: StreamRun['late'] = [
+  { n: 16, firstMs: 190.5, lastMs: 212.25, writeAckMs: 44.9, frontGcMs: 0, frontStallMs: 188.4, benchGcMs: 0, benchStallMs: 30.5, heartbeat: true, cause: 'front busy (heartbeat round)' },
+]
+const STREAMS: StreamRun[] = [streamRun(8.6, 226.2, 11.8, 7.5, LATE), streamRun(6.6, 31.2, 11.5, 7.25, []), streamRun(7.4, 204.6, 12, 7.75, LATE)]
+
+const LOAD: LoadTrace = {
+  before: [2.09, 3.53, 6.36],
+  samples: [
+    { at: 5, section: 'read path', load1: 2.5 },
+    { at: 10, section: 'read path', load1: 2.75 },
+    { at: 15, section: 'read path', load1: 3 },
+    { at: 20, section: 'streams', load1: 3.5 },
+  ],
+  after: [3.01, 3.2, 5.9],
+}
+
+const MACHINE: BenchResults['machine'] = {
+  cpu: 'AMD EPYC',
+  cores: 2,
+  memory: '23.5 GiB',
+  os: 'Linux 6.18.44-fc-v669 x64',
+  node: 'v20.20.2',
+  commit: '6198084a1b2c3d4e5f60718293a4b5c6d7e8f901',
+  redis: '7.0.15',
+  mysql: '10.11.19-MariaDB-0+deb12u1',
+  packages: [
+    ['hyper-express', '6.17.4'],
+    ['uWebSockets.js', '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0'],
+    ['bullmq', '6.7.0'],
+    ['ioredis', '6.0.0'],
+    ['kysely', '0.28.18'],
+    ['mysql2', '3.24.6'],
+    ['prom-client', '15.1.3'],
+    ['rate-limiter-flexible', '11.4.0'],
+    ['autocannon', '9.0.0'],
+  ],
+}
+
+/** One whole run's figures (the layout fixture: test/tools/bench/report/fixtures/benchmarks-2026-11-26.md). */
+const RUN: BenchResults = {
+  startedAt: new Date('2026-11-26T01:00:00.000Z'),
+  seconds: 812.4,
+  machine: MACHINE,
+  load: LOAD,
+  readPath: READ_PATH,
   bind: [
     { sent: 1000, bound: 1000, p50: 6.4, p99: 17.86, max: 30 },
     { sent: 1000, bound: 1000, p50: 6.1, p99: 20, max: 72.98 },
@@ -99,41 +164,171 @@ const NOV_22: BenchResults = {
     { members: 10_000, rssBytes: 141.3 * MiB, resyncSeconds: 1.95 },
     { members: 100_000, rssBytes: 252.9 * MiB, resyncSeconds: 5.571 },
   ],
+  streams: STREAMS,
 }
 
-t.test('the whole report keeps the layout and column meanings of the committed BENCHMARKS.md', async (t) => {
-  const expected = await readFile(new URL('./fixtures/benchmarks-2026-11-22.md', import.meta.url), 'utf8')
-  t.equal(renderReport(NOV_22, NOV_22_SETTINGS), expected)
+t.test('the whole report keeps the layout and column meanings of the reviewed fixture', async (t) => {
+  const expected = await readFile(new URL('./fixtures/benchmarks-2026-11-26.md', import.meta.url), 'utf8')
+  t.equal(renderReport(RUN, SETTINGS), expected)
 })
 
-const comparison = (service: LoadRun[], ceiling: LoadRun[]): Comparison => ({ route: 'callbacks', bodyBytes: 12_345, service, ceiling })
-const twoRuns: BenchSettings = { ...NOV_22_SETTINGS, runs: 2, linkedUsers: 3, frontWorkers: 2, bindRate: 7, bindSeconds: 2, logEvents: 1500, logConnections: 4, propagationUpdates: 9 }
+/** The rows of the first markdown table after `heading`. */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const from = markdown.indexOf(heading)
+  if (from < 0) throw new Error(`no ${heading}`)
+  const lines = markdown.slice(from).split('\n')
+  const start = lines.findIndex((l) => l.startsWith('|'))
+  const rows: string[][] = []
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break
+    rows.push(line.slice(2, -2).split(' | '))
+  }
+  return rows
+}
+
+t.test('the report cannot contradict itself', async (t) => {
+  const report = renderReport(RUN, SETTINGS)
+  const summary = tableAfter(report, '## Summary')
+  const readPath = tableAfter(report, '### Read path')
+  t.match(report.split('\n## ')[1], /^Summary\n/, 'the summary is the first section, before the machine')
+  t.match(summary[0]![0], /^callbacks, 50 codes, rate limits off: ratio to the ceiling/, 'the first row is the current front against the ceiling')
+  const ratios = (rows: string[][]) => rows.map((r) => /\*\*([\d.]+)\*\*/.exec(r[1]!)?.[1])
+  t.same(ratios(summary.slice(0, 4)), readPath.map((r) => r[6]), "the summary's four ratios are the read-path section's, row for row")
+  t.same(ratios(summary.slice(0, 4)), ['0.90', '0.93', '0.49', '0.48'])
+  const streams = tableAfter(report, '### Streams')
+  const median = streams.at(-1)!
+  t.equal(summary[9]![1], `${median[2]!.replaceAll('*', '')} / ${median[3]} ms (2 of 120 over 50 ms)`, 'the stream p50 and p99 are the section\'s medians')
+  t.equal(summary[10]![1], `${median[6]!.replaceAll('*', '')} / ${median[7]!.replaceAll('*', '')}`, 'RSS and heap per stream are the section\'s medians')
+  for (const row of summary) t.match(row[2], /^`npm run bench(:read-path|:streams)?`$/, `${row[0]} names its command`)
+  t.equal(report.match(/^## Read path/gm), null, 'no appended read-path section of another run')
+  t.equal(report.match(/^# /gm)?.length, 1, 'one document')
+})
+
+t.test('a partial run prints its sections with the machine and the load, and says BENCHMARKS.md is not it', async (t) => {
+  const partial = renderPartialReport({ command: '`npm run bench:streams`', startedAt: RUN.startedAt, seconds: 201.6, machine: MACHINE, load: LOAD, sections: [renderStreamsSection(STREAMS, SETTINGS)] })
+  t.match(partial, /^# Benchmarks, partial run\n\nA run of `npm run bench:streams` alone, started 2026-11-26T01:00:00.000Z and 202 s long\. BENCHMARKS\.md is written only by `npm run bench`,/)
+  t.match(partial, /\| commit measured \| 6198084a1b2c3d4e5f60718293a4b5c6d7e8f901 \|/)
+  t.match(partial, /\| before \| 2\.09 \| 3\.53 \| 6\.36 \|/)
+  t.match(partial, /### Streams: a change delivered to 10,000 open streams/)
+  t.notMatch(partial, /## Summary/)
+})
+
+const twoRuns: BenchSettings = {
+  ...SETTINGS,
+  runs: 2,
+  linkedUsers: 3,
+  frontWorkers: 2,
+  bindRate: 7,
+  bindSeconds: 2,
+  logEvents: 1500,
+  logConnections: 4,
+  propagationUpdates: 9,
+  streams: { streams: 4, codesPerStream: 2, codes: 3, updates: 2, spacingMs: 100, lateMs: 50 },
+}
 const bindRuns: BindRun[] = [
   { sent: 14, bound: 14, p50: 1, p99: 3, max: 4 },
   { sent: 14, bound: 12, p50: 2, p99: 5, max: 9.5 },
 ]
 
+const twoRunReadPath: ReadPathResult = {
+  limitsOff: {
+    callbacks: comparison('callbacks', 12_345, [load(1000, 2, 9, 0.5, Number.NaN, 0.1), load(3000, 4, 11, 0.7, Number.NaN, 0.3)], [load(8000, 1, 2, 0.4, Number.NaN, 0.9), load(12_000, 1, 3, 0.6, Number.NaN, 1.1)]),
+    rpc: comparison('rpc', 999, [load(5000, 1, 2, 0.5, 0.1, 0.5)], [load(5000, 1, 2, 0.5, 0, 0.5)]),
+  },
+  limitsOn: {
+    callbacks: comparison('callbacks', 12_345, [load(500, 2, 9, 0.5, 0.2, 0.1), load(700, 2, 9, 0.5, 0.2, 0.1)], [load(1000, 1, 2, 0.4, 0, 0.9), load(1000, 1, 3, 0.6, 0, 1.1)]),
+    rpc: comparison('rpc', 999, [load(2500, 1, 2, 0.5, 0.1, 0.5)], [load(5000, 1, 2, 0.5, 0, 0.5)]),
+  },
+  limitsOnSetup: 'RATE_LIMITS=callbacks=9/10',
+  warmRequests: 10,
+  commands: { off: { perRequest: 0, byCommand: [] }, on: { perRequest: 1.5, byCommand: [['evalsha', 1], ['hgetall', 0.5]] } },
+}
+
 const sections: Array<{ name: string; rendered: () => string; expected: string }> = [
   {
-    name: 'a comparison with Redis elsewhere shows n/a for its CPU, and the ratio from the medians',
-    rendered: () =>
-      renderComparisonSection(
-        'Callbacks, 3 codes per request',
-        comparison([load(1000, 2, 9, 0.5, Number.NaN, 0.1), load(3000, 4, 11, 0.7, Number.NaN, 0.3)], [load(8000, 1, 2, 0.4, Number.NaN, 0.9), load(12_000, 1, 3, 0.6, Number.NaN, 1.1)]),
-        twoRuns,
-      ),
+    name: 'a read-path section has a row per route and limit setting, each against its own ceiling runs, n/a for a remote Redis',
+    rendered: () => renderReadPathSection(twoRunReadPath, twoRuns),
     expected: [
-      '### Callbacks, 3 codes per request',
+      '### Read path: callbacks and rpc against the ceiling',
       '',
-      'GET `/api/v1/callbacks/{3 codes}`, response body 12,345 bytes; the ceiling answers the same body from memory.',
+      'Command: `npm run bench` (this section alone: `npm run bench:read-path`). GET `/api/v1/{route}/{3 codes}` (callbacks body 12,345 bytes, rpc 999),',
+      '50 connections, 2 runs of 5 s per row, each service run followed by a ceiling run (plain hyper-express answering the same body from memory).',
+      'Rate limits off is the bench\'s front (`RATE_LIMITS=off`); rate limits on is a second front on the same data with `RATE_LIMITS=callbacks=9/10`.',
       '',
-      '| target | req/s | codes/s | p50 ms | p99 ms | ratio to ceiling | server CPU (cores) | autocannon CPU (cores) |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| presence-link front (FRONT_WORKERS=2) | 2,000 | 6,000 | 3 | 10 | 0.20 | 0.60 front + n/a Redis | 0.20 |',
-      '| ceiling: plain hyper-express, precomputed body | 10,000 | 30,000 | 1 | 3 | 1.00 | 0.50 | 1.00 |',
+      '| route | rate limits | service req/s | p50 ms | p99 ms | ceiling req/s | ratio to ceiling | ratio per run | CPU: front + Redis (cores) | CPU: ceiling (cores) | CPU: autocannon (cores) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| callbacks | off | 2,000 | 3 | 10 | 10,000 | 0.20 | 0.13, 0.25 | 0.60 + n/a | 0.50 | 0.20 |',
+      '| rpc | off | 5,000 | 1 | 2 | 5,000 | 1.00 | 1.00 | 0.50 + 0.10 | 0.50 | 0.50 |',
+      '| callbacks | on | 600 | 2 | 9 | 1,000 | 0.60 | 0.50, 0.70 | 0.50 + 0.20 | 0.50 | 0.10 |',
+      '| rpc | on | 2,500 | 1 | 2 | 5,000 | 0.50 | 0.50 | 0.50 + 0.10 | 0.50 | 0.50 |',
       '',
-      'Runs (service / ceiling req/s): 1,000 / 8,000; 3,000 / 12,000.',
+      'Ratio to ceiling: the median service rate over the median ceiling rate of the same row\'s runs. autocannon reports latency in whole milliseconds.',
+      'Redis commands per warm callbacks request (10 sequential requests, MONITOR on this prefix; commands run inside a script and the worker\'s own queue commands are counted too): rate limits off 0.000 (none); rate limits on 1.500 (evalsha 1.000, hgetall 0.500).',
     ].join('\n'),
+  },
+  {
+    name: 'a streams section with a late change lists what overlapped it, and the heartbeat rounds of each run',
+    rendered: () => {
+      const late = streamRun(7, 120, 10, 6, [{ n: 2, firstMs: 90, lastMs: 120, writeAckMs: 2, frontGcMs: 95.5, frontStallMs: 100, benchGcMs: 0, benchStallMs: 0, heartbeat: false, cause: 'front garbage collection' }])
+      return renderStreamsSection([{ ...late, streams: 4, deliveries: 7, expected: 8, updates: late.updates.slice(0, 2), rssOpenBytes: late.rssBeforeBytes + 4096 * 4, heapOpenBytes: late.heapBeforeBytes + 2048 * 4, heartbeats: [] }], twoRuns)
+    },
+    expected: [
+      '### Streams: a change delivered to 4 open streams',
+      '',
+      'Command: `npm run bench` (this section alone: `npm run bench:streams`). 4 streams on one front worker (half SSE, half WebSocket), 2 codes each',
+      'drawn from 3 linked codes, then 2 presence changes 100 ms apart; 1 run, each on a world and front of its own.',
+      'Latency runs from the Redis write (the presence MULTI that also publishes on the change feed) to the client reading the block; the clients and',
+      'the writer share the bench process. The front runs with tools/bench/front-probe.ts preloaded: its garbage collections (perf_hooks), event-loop',
+      'delay (monitorEventLoopDelay) and stalls (a 10 ms timer late by more than 20 ms) during the changes, and its live heap after a full collection.',
+      'RSS per open stream: the front worker\'s RSS 2 s after every stream had its first blocks, less its RSS before, over the streams; live heap per open',
+      'stream: heap used after a full collection with the streams open (after the changes), less the same before they opened.',
+      '',
+      '| run | deliveries | p50 ms | p99 ms | max ms | changes late (> 50 ms) | front RSS per open stream | front live heap per open stream | front event-loop delay p99 / max ms | front GCs (major) during the changes, ms | longest front stall ms | longest bench-process pause ms |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| 1 | 7 / 8 | 7.0 | 120.0 | 130.0 | 1 of 2 | 4.0 KiB | 2.0 KiB | 180.4 / 201.3 | 35 (1), longest 12.5 | 190.2 | 30.5 |',
+      '| **median** |  | **7.0** | **120.0** |  | 1 of 2 (all runs) | **4.0 KiB** | **2.0 KiB** |  |  |  |  |',
+      '',
+      'Late changes, with what overlapped each one\'s window (from its Redis write to its last delivery; ms):',
+      '',
+      '| run | change | first delivery | last delivery | write acknowledged | front GC in window | longest front stall in window | longest bench-process pause | heartbeat round in window | largest contribution |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| 1 | 2 | 90.0 | 120.0 | 2.0 | 95.5 | 100.0 | 0.0 | no | front garbage collection |',
+      '',
+      'Heartbeats (every 15,000 ms) the clients received during the changes, as rounds (arrivals less than 1 s apart): run 1: none.',
+    ].join('\n'),
+  },
+  {
+    name: 'a streams section without late changes says so',
+    rendered: () => renderStreamsSection([streamRun(5, 20, 10, 6, [])], SETTINGS).split('\n').slice(-3).join('\n'),
+    expected: [
+      'No change was late: every delivery of every run came within 50 ms.',
+      '',
+      'Heartbeats (every 15,000 ms) the clients received during the changes, as rounds (arrivals less than 1 s apart): run 1: 10,000 over 180 ms.',
+    ].join('\n'),
+  },
+  {
+    name: 'a load section has before and after, and the median and maximum of each section in the order they ran',
+    rendered: () => renderLoadSection(LOAD),
+    expected: [
+      '## Load average',
+      '',
+      '/proc/loadavg when the run began, every few seconds during it, and when it ended. On a shared machine this says how far to trust the figures.',
+      '',
+      '| when | 1 min | 5 min | 15 min |',
+      '| --- | --- | --- | --- |',
+      '| before | 2.09 | 3.53 | 6.36 |',
+      '| after | 3.01 | 3.20 | 5.90 |',
+      '',
+      '| during | samples | 1-minute load, median | 1-minute load, max |',
+      '| --- | --- | --- | --- |',
+      '| read path | 3 | 2.75 | 3.00 |',
+      '| streams | 1 | 3.50 | 3.50 |',
+    ].join('\n'),
+  },
+  {
+    name: 'a load section of a run too short to sample says so',
+    rendered: () => renderLoadSection({ before: [1, 2, 3], samples: [], after: [1, 2, 3] }).split('\n').at(-1)!,
+    expected: 'No sample during the run (before: 1.00, 2.00, 3.00).',
   },
   {
     name: 'a bind section lists bound/sent of every run, even when some did not bind',
@@ -141,7 +336,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     expected: [
       '### Bind at a fixed rate',
       '',
-      "7 requests/s for 2 s per run, each with a fresh code and a new account (open loop: latency counts from each request's due time).",
+      "Command: `npm run bench`. 7 requests/s for 2 s per run, each with a fresh code and a new account (open loop: latency counts from each request's due time).",
       'The bind goes front → BullMQ → worker (MySQL transaction, Redis write-through) → back to the waiting front.',
       '',
       '| p50 ms (median) | p99 ms (median) | worst max ms | bound / sent (every run) |',
@@ -155,7 +350,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     expected: [
       '### Log events: accepted, then stored',
       '',
-      'autocannon posts 1,500 events to `POST /api/v1/log/server` per run over 4 connections, as fast as they are accepted;',
+      'Command: `npm run bench`. autocannon posts 1,500 events to `POST /api/v1/log/server` per run over 4 connections, as fast as they are accepted;',
       'then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.',
       '',
       '| accepted/s (median) | drain after load, s (median) | stored/s end to end (median) | lost (accepted − stored), every run | rejected |',
@@ -171,6 +366,8 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     rendered: () => renderMemorySection({ users: 25, keyBytesPerUser: 99.5, usedMemoryPerUser: Number.NaN, encodings: 'codes: listpack, holders: listpack, presence: listpack' }),
     expected: [
       '### Memory',
+      '',
+      'Command: `npm run bench`.',
       '',
       '| what | value |',
       '| --- | --- |',
@@ -192,7 +389,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     expected: [
       '### Presence propagation (gateway)',
       '',
-      'The sandbox sends a PRESENCE_UPDATE for a linked user; the clock stops when `GET /api/v1/callbacks/{code}` (polled back to back) shows the new activity.',
+      'Command: `npm run bench`. The sandbox sends a PRESENCE_UPDATE for a linked user; the clock stops when `GET /api/v1/callbacks/{code}` (polled back to back) shows the new activity.',
       'Path: sandbox gateway socket → discord.js in `presence-link gateway` → Redis presence hash → front. 9 updates per run (tools/bench/gateway-bench.ts).',
       '',
       '| p50 ms (median) | p99 ms (median) | worst max ms | one callbacks GET p50 ms (the polling floor) |',
@@ -213,7 +410,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     expected: [
       '### Gateway memory',
       '',
-      'A real `presence-link gateway` process after its resync, every member online with a presence and holding a code (one run per size).',
+      'Command: `npm run bench`. A real `presence-link gateway` process after its resync, every member online with a presence and holding a code (one run per size).',
       '',
       '| members | gateway RSS | resync time, s |',
       '| --- | --- | --- |',

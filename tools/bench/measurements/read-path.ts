@@ -1,0 +1,102 @@
+/**
+ * The read path against the ceiling (issue 11, issue 23): callbacks and rpc with rate limits off on the bench's front,
+ * then again on a second front with rate limiting on (limits raised so one load generator is never refused: the cost
+ * measured is the limiter's work), each alternating with the bare hyper-express ceiling in the same run; and the Redis
+ * commands one warm callbacks request sends either way (MONITOR, counting only this scratch prefix's keys, since the
+ * Redis may be shared). `npm run bench` and `npm run bench:read-path` both take their figures from here.
+ */
+import type { Redis } from 'ioredis'
+import { send } from '../../harness/http.js'
+import { childPids } from '../../harness/proc-sampler.js'
+import { startProcess } from '../../harness/processes.js'
+import { sleep, waitForFront } from '../../harness/readiness.js'
+import { freePort } from '../../harness/free-port.js'
+import { fixed } from '../../harness/stats.js'
+import type { BenchSettings } from '../settings.js'
+import type { BenchEnv } from './bench-env.js'
+import { compareWithCeiling, type Comparison } from './ceiling-comparison.js'
+
+/** Redis commands per warm request, in total and by command name. */
+export interface CommandCount {
+  perRequest: number
+  /** `name per-request` pairs, most frequent first. */
+  byCommand: Array<[string, number]>
+}
+
+/** Everything the read path measured in one run. */
+export interface ReadPathResult {
+  limitsOff: { callbacks: Comparison; rpc: Comparison }
+  limitsOn: { callbacks: Comparison; rpc: Comparison }
+  /** How the limits-on front differs from the limits-off one (its environment, as the report prints it). */
+  limitsOnSetup: string
+  /** Sequential warm callbacks requests the command counts are taken over. */
+  warmRequests: number
+  commands: { off: CommandCount; on: CommandCount }
+}
+
+/** The path and answers every read-path run uses (seeded before: see linked-users.ts). */
+export interface ReadPathInput {
+  /** `CODE&CODE&...` of the seeded linked users. */
+  path: string
+  callbacksBytes: number
+  rpcBytes: number
+}
+
+const WARM_REQUESTS = 1000
+
+/** Redis commands naming `prefix` sent while `work` runs, per unit of work. */
+async function commandsPer(redis: Redis, prefix: string, units: number, work: () => Promise<void>): Promise<CommandCount> {
+  const monitor = await redis.monitor()
+  const counts = new Map<string, number>()
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (!args.some((a) => a.startsWith(`${prefix}:`))) return
+    const name = String(args[0]).toLowerCase()
+    counts.set(name, (counts.get(name) ?? 0) + 1)
+  })
+  await sleep(200)
+  await work()
+  await sleep(200)
+  monitor.disconnect()
+  const total = [...counts.values()].reduce((a, b) => a + b, 0)
+  const byCommand = [...counts].sort((a, b) => b[1] - a[1]).map(([name, n]): [string, number] => [name, n / units])
+  return { perRequest: total / units, byCommand }
+}
+
+async function warmCommands(env: BenchEnv, api: string, path: string): Promise<CommandCount> {
+  return commandsPer(env.scratch.redis, env.scratch.name, WARM_REQUESTS, async () => {
+    for (let i = 0; i < WARM_REQUESTS; i++) await send(`${api}/callbacks/${path}`, 'GET', undefined, {})
+  })
+}
+
+/**
+ * Measures callbacks and rpc with limits off on `env`'s front, then starts a front with limits on over the same
+ * scratch world, measures again and stops it. The ceiling must be running (`env.ceilingPid`).
+ */
+export async function measureReadPath(env: BenchEnv, input: ReadPathInput, settings: BenchSettings, log: (message: string) => void): Promise<ReadPathResult> {
+  const { scratch } = env
+  const both = async (on: BenchEnv) => ({
+    callbacks: await compareWithCeiling(on, settings, 'callbacks', input.path, input.callbacksBytes, log),
+    rpc: await compareWithCeiling(on, settings, 'rpc', input.path, input.rpcBytes, log),
+  })
+  const limitsOff = await both(env)
+  const off = await warmCommands(env, scratch.api, input.path)
+  log(`warm callbacks, rate limits off: ${fixed(off.perRequest, 3)} Redis commands per request`)
+
+  // A second front with rate limiting on, limits high enough that the load generator (one IP) is never refused.
+  const port = await freePort()
+  const limits = 'callbacks=100000000/10,rpc=100000000/10'
+  const limited = startProcess({ name: 'front-limited', script: 'src/cli.js', args: ['front'], env: { ...scratch.env, PORT: String(port), RATE_LIMITS: limits } })
+  try {
+    await waitForFront(port)
+    // The marks watcher reads the shard marks once a second.
+    await sleep(1500)
+    const api = `http://127.0.0.1:${port}/api/v1`
+    const limitedEnv: BenchEnv = { ...env, scratch: { ...scratch, api }, frontWorkerPids: () => childPids(limited.pid) }
+    const limitsOn = await both(limitedEnv)
+    const on = await warmCommands(env, api, input.path)
+    log(`warm callbacks, rate limits on: ${fixed(on.perRequest, 3)} Redis commands per request`)
+    return { limitsOff, limitsOn, limitsOnSetup: `RATE_LIMITS=${limits}`, warmRequests: WARM_REQUESTS, commands: { off, on } }
+  } finally {
+    await limited.stop()
+  }
+}
