@@ -1,19 +1,27 @@
 --[[
-PresenceLink: the game-server side of presence-link, as one ModuleScript (put it in ServerScriptService or
-ServerStorage; never in ReplicatedStorage, it holds the API key at run time).
+PresenceLink: the game-server side of presence-link, as one ModuleScript named `PresenceLink` directly in
+ServerScriptService (game clients never see it; never put it in ReplicatedStorage). Any server script requires it there:
 
-Written in the part of Luau that Lua 5.1 also runs (no type annotations, no `continue`, no compound assignment, no
-string interpolation), so the project's tests run this very file under lua5.1 against the real service.
-
-  local PresenceLink = require(script.PresenceLink)
+  local ServerScriptService = game:GetService("ServerScriptService")
+  local PresenceLink = require(ServerScriptService:WaitForChild("PresenceLink"))
   local link = PresenceLink.new({
     baseUrl = "https://presence.example.com/api/v1",
     apiKey = HttpService:GetSecret("presence_link"),   -- a Secret (or a string, for Studio tests)
   })
-  local result = link:bind(player, typedText)         -- result.ok, result.status, result.message
-  local blocks, err = link:poll({ "K7QX", "AB12" })    -- one parsed block per code
-  local watcher = link:watch({ "K7QX" }, function(block) ... end)  -- stream, falling back to polling
+  local result = link:bind(player, typedText)         -- result.ok, result.status, result.message, result.code
+  local code = link:codeFor(player)                   -- a returning player's code, or nil
+  local blocks, err = link:poll({ "K7QX", "AB12" })    -- one parsed block per code, its text filtered
+  local watcher = link:watch({}, function(block) ... end)  -- then watcher:add(code, player), watcher:remove(code)
 
+Text: every username and activity line handed to game code went through TextService:FilterStringAsync (from the
+linked player) and TextFilterResult:GetNonChatStringForBroadcastAsync; text that could not be filtered is replaced by
+PresenceLink.HIDDEN_TEXT, never shown raw (`rawText = true` in new() is for code that filters itself).
+watch: in a live server, pushed changes arrive through MessagingService (topic "presence-link", which the service
+publishes to through Open Cloud), with a slow reconcile poll; SSE and WebSocket streams work in Studio only
+(HttpService:CreateWebStreamClient is "available in Studio only"), so watch tries them only in Studio.
+
+Written in the part of Luau that Lua 5.1 also runs (no type annotations, no `continue`, no compound assignment, no
+string interpolation), so the project's tests run this very file under lua5.1 against the real service.
 Everything returns values; nothing throws for an expected failure (a refused key, a rate limit, a network error).
 See docs/roblox.md for the ten-minute guide and README.md next to this file for the reference.
 ]]
@@ -21,7 +29,7 @@ See docs/roblox.md for the ten-minute guide and README.md next to this file for 
 local PresenceLink = {}
 PresenceLink.__index = PresenceLink
 
-PresenceLink.VERSION = "1.0.0"
+PresenceLink.VERSION = "1.1.0"
 
 -- Letters new codes never contain, and the digit a player meant (O is zero; I and a lowercase l are one).
 PresenceLink.LOOK_ALIKES = { O = "0", I = "1", L = "1" }
@@ -54,6 +62,35 @@ PresenceLink.HTTP_HINTS = {
   [502] = "the service could not reach Roblox to resolve the username (502); send platform_user_id",
   [503] = "the service is busy or restarting (503): retry after retryAfter seconds",
 }
+
+-- What a line of text shows when it could not be filtered (the filter failed, or the linked player is not in this
+-- server): the raw text is never shown. `hiddenText` in new() replaces it.
+PresenceLink.HIDDEN_TEXT = "(hidden)"
+
+-- The status messages the service itself writes in `:` blocks (src/presence/model/blocks.ts): fixed texts, shown as
+-- they are. Any other message is filtered like activity text.
+PresenceLink.STATUS_MESSAGES = {
+  ["Detection Paused"] = true,
+  ["Code not found"] = true,
+  ["Code not linked"] = true,
+  ["This code is banned. Contact support for help."] = true,
+  ["This code was invalidated. Contact support for help."] = true,
+}
+
+-- The MessagingService topic the service publishes to through Open Cloud (POST
+-- /cloud/v2/universes/{universe}:publishMessage). A message is JSON: {"v":1,"blocks":{"AB12":"<callbacks block>"}} or,
+-- when the changed blocks do not fit in 1 kB, {"v":1,"codes":["AB12",...]} (read those codes yourself).
+PresenceLink.PUSH_TOPIC = "presence-link"
+
+-- At most this many codes per push subscription (POST /push/subscriptions), as the service allows.
+PresenceLink.MAX_PUSH_CODES = 200
+
+-- After the service answers 404 push_target_not_found (the operator attached no Open Cloud key for this universe to
+-- the API key), watch polls and asks again this many seconds later.
+PresenceLink.PUSH_REFUSED_RETRY_SECONDS = 600
+
+-- The filter's back-off after an error: 1 s, doubled per consecutive error, at most this long.
+PresenceLink.FILTER_BACKOFF_MAX_SECONDS = 60
 
 ------------------------------------------------------------------------------------------------------------------
 -- Codes
@@ -449,10 +486,422 @@ function Governor:observe(route, response)
 end
 
 ------------------------------------------------------------------------------------------------------------------
+-- Filtered text. Roblox's ui/text-filtering.md: "you are responsible for filtering any displayed text that you don't
+-- have explicit control over", naming "an experience that connects to an external web server to fetch content that
+-- is displayed in-experience"; an experience found not filtering is removed until it does. Every username and
+-- activity line goes through TextService:FilterStringAsync(text, fromUserId), fromUserId being the linked player's
+-- Roblox user id, then TextFilterResult:GetNonChatStringForBroadcastAsync() (the text is shown to everyone in the
+-- server). Both yield and can throw. The engine retries inside FilterStringAsync and asks callers not to retry and
+-- not to show the text when it fails: a failure hides the text (HIDDEN_TEXT) and pauses filtering, 1 s doubled per
+-- consecutive failure up to FILTER_BACKOFF_MAX_SECONDS; the next delivery of the block tries again. Results are kept
+-- per (text, player), at most filterCacheSize of them (oldest out first), to show the same text again without asking
+-- again; at most filterConcurrency filter calls run at once.
+
+local TextFilter = {}
+TextFilter.__index = TextFilter
+
+local function newTextFilter(link, options)
+  return setmetatable({
+    link = link,
+    service = options.service,
+    limit = options.concurrency or 4,
+    size = options.cacheSize or 1000,
+    cache = {},
+    keys = {},
+    head = 1,
+    tail = 0,
+    count = 0,
+    pending = {},
+    inFlight = 0,
+    failures = 0,
+    pausedUntil = 0,
+  }, TextFilter)
+end
+
+function TextFilter:remember(key, text)
+  if self.cache[key] == nil then
+    self.tail = self.tail + 1
+    self.keys[self.tail] = key
+    self.count = self.count + 1
+    while self.count > self.size do
+      local oldest = self.keys[self.head]
+      self.keys[self.head] = nil
+      self.head = self.head + 1
+      self.cache[oldest] = nil
+      self.count = self.count - 1
+    end
+  end
+  if self.size > 0 then
+    self.cache[key] = text
+  end
+end
+
+-- FilterStringAsync throws for a user who is not in this server: such text is hidden without asking.
+function TextFilter:inServer(userId)
+  local players = self.link.players
+  if players == nil then
+    return true
+  end
+  local ok, player = pcall(function()
+    return players:GetPlayerByUserId(userId)
+  end)
+  return ok and player ~= nil
+end
+
+function TextFilter:paused()
+  return self.link.clock() < self.pausedUntil
+end
+
+--- The filtered text, or nil and why it is hidden: "no_player", "not_in_server", "no_text_service", "paused" (after a
+--- recent failure) or "error" (then also the engine's message).
+function TextFilter:filter(text, userId)
+  if type(userId) ~= "number" then
+    return nil, "no_player"
+  end
+  local key = string.format("%.0f", userId) .. "\n" .. text
+  local known = self.cache[key]
+  if known ~= nil then
+    return known
+  end
+  if self.service == nil then
+    return nil, "no_text_service"
+  end
+  if not self:inServer(userId) then
+    return nil, "not_in_server"
+  end
+  -- The same text of the same player already on its way (two blocks at once): wait for that answer.
+  while self.pending[key] and not self:paused() do
+    self.link.sleep(0.05)
+  end
+  while self.inFlight >= self.limit and not self:paused() do
+    self.link.sleep(0.05)
+  end
+  known = self.cache[key]
+  if known ~= nil then
+    return known
+  end
+  if self:paused() then
+    return nil, "paused"
+  end
+  self.pending[key] = true
+  self.inFlight = self.inFlight + 1
+  local service = self.service
+  local ok, result = pcall(function()
+    return service:FilterStringAsync(text, userId):GetNonChatStringForBroadcastAsync()
+  end)
+  self.inFlight = self.inFlight - 1
+  self.pending[key] = nil
+  if ok and type(result) == "string" then
+    self.failures = 0
+    self:remember(key, result)
+    return result
+  end
+  self.failures = self.failures + 1
+  self.pausedUntil = self.link.clock() + math.min(PresenceLink.FILTER_BACKOFF_MAX_SECONDS, 2 ^ (self.failures - 1))
+  return nil, "error", tostring(result)
+end
+
+--- Runs the functions together (each as its own task) and returns when all have ended.
+function PresenceLink:runAll(jobs)
+  if #jobs == 1 then
+    pcall(jobs[1])
+    return
+  end
+  local done = 0
+  for i = 1, #jobs do
+    local job = jobs[i]
+    self.spawn(function()
+      pcall(job)
+      done = done + 1
+    end)
+  end
+  while done < #jobs do
+    self.sleep(0.02)
+  end
+end
+
+--- The Roblox user id of the player linked to `code`, when known or when a player of this server has `username`.
+function PresenceLink:userIdFor(code, username)
+  local known = self.userIds[code]
+  if known ~= nil or username == nil or self.players == nil then
+    return known
+  end
+  local ok, list = pcall(function()
+    return self.players:GetPlayers()
+  end)
+  if ok and type(list) == "table" then
+    for i = 1, #list do
+      if list[i].Name == username then
+        self.userIds[code] = list[i].UserId
+        return list[i].UserId
+      end
+    end
+  end
+  return nil
+end
+
+-- One text of a block to filter: where its result goes, and what happened.
+local function textJob(filter, text, userId, entries, assign)
+  local entry = { text = text, assign = assign }
+  table.insert(entries, entry)
+  return function()
+    entry.out, entry.why, entry.detail = filter:filter(text, userId)
+  end
+end
+
+--- The blocks as game code may show them: the username, every activity line and any message other than the
+--- service's fixed ones filtered (a copy; `hidden = true` on a block with a hidden text), and the problems met
+--- ({ kind = "filter", code, reason, detail }). With rawText, the blocks themselves.
+function PresenceLink:display(blocks)
+  if self.rawText then
+    return blocks, {}
+  end
+  local shown, jobs, entries = {}, {}, {}
+  for i = 1, #blocks do
+    local block = blocks[i]
+    local copy = { code = block.code, marker = block.marker, username = block.username, message = block.message }
+    local userId = self:userIdFor(block.code, block.username)
+    local own = {}
+    if block.username ~= nil then
+      table.insert(jobs, textJob(self.textFilter, block.username, userId, own, function(text)
+        copy.username = text
+      end))
+    end
+    if block.message ~= nil and not PresenceLink.STATUS_MESSAGES[block.message] then
+      table.insert(jobs, textJob(self.textFilter, block.message, userId, own, function(text)
+        copy.message = text
+      end))
+    end
+    if block.activities ~= nil then
+      copy.activities = {}
+      for g = 1, #block.activities do
+        local lines = {}
+        copy.activities[g] = { lines = lines }
+        for l = 1, #block.activities[g].lines do
+          table.insert(jobs, textJob(self.textFilter, block.activities[g].lines[l], userId, own, function(text)
+            lines[l] = text
+          end))
+        end
+      end
+    end
+    shown[i] = copy
+    entries[i] = own
+  end
+  self:runAll(jobs)
+  local problems = {}
+  for i = 1, #shown do
+    for _, entry in ipairs(entries[i]) do
+      if entry.out ~= nil then
+        entry.assign(entry.out)
+      else
+        entry.assign(self.hiddenText)
+        shown[i].hidden = true
+        table.insert(problems, { kind = "filter", code = shown[i].code, reason = entry.why or "error", detail = entry.detail })
+      end
+    end
+  end
+  return shown, problems
+end
+
+------------------------------------------------------------------------------------------------------------------
+-- Push into live servers. Live game servers cannot hold streams, so the service publishes each changed block through
+-- Open Cloud messaging (POST /cloud/v2/universes/{universe}:publishMessage) to the topic PUSH_TOPIC, which every
+-- server of the universe receives with MessagingService:SubscribeAsync. A server declares the codes of its players
+-- (POST /push/subscriptions, on join and leave and with each reconcile poll, since a declaration lapses after
+-- expires_in seconds) and keeps only the blocks of its own codes. Delivery is best effort, hence the reconcile poll.
+-- One declaration per server and API key: use one PresenceLink per server (its watchers share it).
+
+local Push = {}
+Push.__index = Push
+
+local function newPush(link, options)
+  return setmetatable({
+    link = link,
+    enabled = options.enabled,
+    messaging = options.messaging,
+    universeId = tonumber(options.universeId),
+    serverId = options.serverId,
+    connection = nil,
+    listening = false,
+    nextListen = 0,
+    expiresAt = 0,
+    expiresIn = nil,
+    covered = true,
+    declared = 0,
+    pending = false,
+    retryAt = 0,
+    refusedUntil = 0,
+  }, Push)
+end
+
+--- Why push cannot work in this server, or nil.
+function Push:unusable()
+  if not self.enabled then
+    return "push is off (push = false in PresenceLink.new)"
+  end
+  if self.messaging == nil then
+    return "no MessagingService"
+  end
+  if self.universeId == nil or self.universeId <= 0 then
+    return "no universe id (game.GameId)"
+  end
+  if type(self.serverId) ~= "string" or #self.serverId < 1 or #self.serverId > 64 then
+    return "no server id (game.JobId)"
+  end
+  return nil
+end
+
+--- True while pushed changes reach this server: subscribed to the topic, and the service holds every watched code.
+function Push:live()
+  return self.connection ~= nil and self.covered and self.link.clock() < self.expiresAt
+end
+
+--- True when a declaration failed and may be sent again now.
+function Push:due()
+  return self.pending and self.link.clock() >= self.retryAt
+end
+
+--- Subscribes to the topic, once per link (again streamRetrySeconds after a failure). Returns nil or an error.
+function Push:listen()
+  if self.connection ~= nil or self.listening or self.link.clock() < self.nextListen then
+    return nil
+  end
+  self.listening = true
+  local ok, connection = pcall(function()
+    return self.messaging:SubscribeAsync(PresenceLink.PUSH_TOPIC, function(message)
+      self:receive(message)
+    end)
+  end)
+  self.listening = false
+  if ok and connection ~= nil then
+    self.connection = connection
+    self.pending = true
+    self.retryAt = 0
+    return nil
+  end
+  self.nextListen = self.link.clock() + self.link.streamRetry
+  return { kind = "push", detail = "MessagingService:SubscribeAsync failed: " .. tostring(connection) .. "; watch polls every pollInterval meanwhile" }
+end
+
+--- Declares the watched codes of this server to the service: on join and leave, and to renew. Returns nil or an error.
+function Push:declare()
+  local link = self.link
+  local now = link.clock()
+  if self.connection == nil or now < self.refusedUntil then
+    self.pending = false
+    return nil
+  end
+  local codes = link:watchedCodes()
+  if #codes == 0 and self.declared == 0 then
+    self.pending = false
+    return nil
+  end
+  self.covered = #codes <= PresenceLink.MAX_PUSH_CODES
+  local sent = {}
+  for i = 1, math.min(#codes, PresenceLink.MAX_PUSH_CODES) do
+    sent[i] = codes[i]
+  end
+  self.pending = true
+  local body = { universe_id = self.universeId, server_id = self.serverId, codes = sent }
+  local response, err = link:request("push", "POST", "/push/subscriptions", body, true)
+  if response ~= nil and response.StatusCode == 200 then
+    local answer = link:decode(response) or {}
+    self.expiresIn = tonumber(answer.expires_in) or 120
+    self.expiresAt = now + self.expiresIn
+    self.declared = #sent
+    self.pending = false
+    if not self.covered then
+      return { kind = "push", detail = #codes .. " codes watched and at most " .. PresenceLink.MAX_PUSH_CODES .. " can be pushed: watch polls every pollInterval" }
+    end
+    return nil
+  end
+  if response ~= nil then
+    err = link:failureOf(response, nil)
+  end
+  err.kind = "push"
+  self.expiresAt = 0
+  if err.errorCode == "push_target_not_found" then
+    self.refusedUntil = now + PresenceLink.PUSH_REFUSED_RETRY_SECONDS
+    self.pending = false
+    err.detail = err.detail .. "; watch polls every pollInterval (the operator attaches this universe's Open Cloud key: presence-link push add)"
+  elseif err.httpStatus == 0 or err.httpStatus == 429 or err.httpStatus >= 500 then
+    self.retryAt = now + math.max(5, err.retryAfter or 0)
+  else
+    self.retryAt = now + link.pollInterval
+  end
+  return err
+end
+
+--- A message of the topic: handed to every watcher (each keeps its own codes). Other versions are ignored.
+function Push:receive(message)
+  local data = type(message) == "table" and message.Data or nil
+  if type(data) ~= "string" then
+    return
+  end
+  local ok, value = pcall(function()
+    return self.link.http:JSONDecode(data)
+  end)
+  if not ok or type(value) ~= "table" or value.v ~= 1 then
+    return
+  end
+  for watcher in pairs(self.link.watchers) do
+    watcher:onPush(value)
+  end
+end
+
+--- A watcher stopped: the others declare without its codes; with none left, the declaration is ended and the
+--- topic left.
+function Push:forget()
+  if next(self.link.watchers) ~= nil then
+    if self.connection ~= nil then
+      self.pending = true
+      self.retryAt = 0
+    end
+    return
+  end
+  local connection = self.connection
+  if connection == nil then
+    return
+  end
+  self.link.spawn(function()
+    self:declare()
+    self.connection = nil
+    pcall(function()
+      connection:Disconnect()
+    end)
+  end)
+end
+
+--- The codes of every watcher of this link, once each, in the order they were added.
+function PresenceLink:watchedCodes()
+  local out, seen = {}, {}
+  for watcher in pairs(self.watchers) do
+    local list = watcher:list()
+    for i = 1, #list do
+      if not seen[list[i]] then
+        seen[list[i]] = true
+        table.insert(out, list[i])
+      end
+    end
+  end
+  return out
+end
+
+------------------------------------------------------------------------------------------------------------------
 -- The client
 
-local function defaultHttpService()
-  return game:GetService("HttpService")
+-- An engine service, or nil outside the engine (the tests hand every service in).
+local function engineService(name)
+  if game == nil then
+    return nil
+  end
+  local ok, service = pcall(function()
+    return game:GetService(name)
+  end)
+  if ok then
+    return service
+  end
+  return nil
 end
 
 -- Wall time in seconds with millisecond precision (os.time counts whole seconds; os.clock is meant for benchmarks).
@@ -463,17 +912,27 @@ local function defaultClock()
   return os.time()
 end
 
+local function option(value, default)
+  if value == nil then
+    return default
+  end
+  return value
+end
+
 --- Creates a client. options: baseUrl (ending in /api/v1), apiKey (a Secret from HttpService:GetSecret, or a
 --- string), and optionally requestsPerMinute (400), maxWaitSeconds (how long a call may wait for the governor, 5),
---- pollInterval (seconds between polls in watch, 30), streamRetrySeconds (60), stream ("sse", "websocket" or false),
---- httpService, clock, sleep, spawn (the engine's by default: HttpService, DateTime, task.wait, task.spawn).
+--- pollInterval (seconds between polls in watch without push or stream, 30), reconcileInterval (seconds between the
+--- reconcile polls of a live server's push, 60), push (false: live servers poll instead), streamRetrySeconds (60),
+--- stream ("sse", "websocket" or false; Studio only), rawText (true: no filtering, for code that filters itself),
+--- hiddenText, filterConcurrency (4), filterCacheSize (1000), universeId and serverId (game.GameId, game.JobId), and
+--- the engine's pieces for tests: httpService, textService, players, runService, messagingService, clock, sleep, spawn.
 function PresenceLink.new(options)
   assert(type(options) == "table", "PresenceLink.new needs an options table")
   assert(type(options.baseUrl) == "string" and string.find(options.baseUrl, "^https?://") ~= nil, "baseUrl must be an http(s) URL ending in /api/v1")
   assert(options.apiKey ~= nil, "apiKey is required: HttpService:GetSecret(name) or a string")
   local self = setmetatable({}, PresenceLink)
   self.baseUrl = string.gsub(options.baseUrl, "/+$", "")
-  self.http = options.httpService or defaultHttpService()
+  self.http = options.httpService or engineService("HttpService")
   self.clock = options.clock or defaultClock
   self.sleep = options.sleep or function(seconds)
     task.wait(seconds)
@@ -483,12 +942,17 @@ function PresenceLink.new(options)
   end
   self.maxWait = options.maxWaitSeconds or 5
   self.pollInterval = options.pollInterval or 30
+  self.reconcileInterval = options.reconcileInterval or 60
   self.streamRetry = options.streamRetrySeconds or 60
-  if options.stream == nil then
-    self.streamType = "sse"
-  else
-    self.streamType = options.stream
-  end
+  self.streamType = option(options.stream, "sse")
+  self.runService = options.runService or engineService("RunService")
+  self.players = options.players or engineService("Players")
+  self.rawText = options.rawText == true
+  self.hiddenText = options.hiddenText or PresenceLink.HIDDEN_TEXT
+  -- The Roblox user id of the player each code is linked to, learnt from bind, codeFor, watcher:add and the players
+  -- in this server: the `fromUserId` of the filter.
+  self.userIds = {}
+  self.watchers = {}
   -- A Secret cannot be read or concatenated as a string, only extended with AddPrefix; a string works for tests.
   if type(options.apiKey) == "string" then
     self.authorization = "Bearer " .. options.apiKey
@@ -501,7 +965,29 @@ function PresenceLink.new(options)
     clock = self.clock,
     sleep = self.sleep,
   })
+  self.textFilter = newTextFilter(self, {
+    service = options.textService or engineService("TextService"),
+    concurrency = options.filterConcurrency,
+    cacheSize = options.filterCacheSize,
+  })
+  self.push = newPush(self, {
+    enabled = options.push ~= false,
+    messaging = options.messagingService or engineService("MessagingService"),
+    universeId = options.universeId or (game ~= nil and game.GameId or nil),
+    serverId = options.serverId or (game ~= nil and game.JobId or nil),
+  })
   return self
+end
+
+--- True in Roblox Studio (RunService:IsStudio()); false in a live game server, or when it cannot be told.
+function PresenceLink:isStudio()
+  if self.runService == nil then
+    return false
+  end
+  local ok, studio = pcall(function()
+    return self.runService:IsStudio()
+  end)
+  return ok and studio == true
 end
 
 local function failure(httpStatus, status, errorCode, message, detail, retryAfter)
@@ -591,9 +1077,13 @@ function PresenceLink:failureOf(response, playerMessage)
   return result
 end
 
+-- A Player's name and user id (a plain user id gives no name).
 local function playerOf(player)
   if type(player) == "table" or type(player) == "userdata" then
     return player.Name, player.UserId
+  end
+  if type(player) == "number" then
+    return nil, player
   end
   return nil, nil
 end
@@ -626,6 +1116,9 @@ function PresenceLink:bindCode(name, userId, code)
   end
   if response.StatusCode == 200 then
     local body = self:decode(response) or {}
+    if type(userId) == "number" then
+      self.userIds[code] = userId
+    end
     return { ok = true, httpStatus = 200, status = body.status, code = code, username = body.platform_username, message = PresenceLink.MESSAGES[body.status] or PresenceLink.MESSAGES.bound }
   end
   local result = self:failureOf(response, nil)
@@ -688,7 +1181,8 @@ local function batches(codes)
   return out
 end
 
-function PresenceLink:pollWith(route, codes, parse)
+-- The blocks of the codes as the service answers them (not filtered), or nil and a failure.
+function PresenceLink:read(route, codes, parse)
   local blocks = {}
   local list = batches(codes or {})
   for b = 1, #list do
@@ -713,19 +1207,67 @@ function PresenceLink:pollWith(route, codes, parse)
   return blocks
 end
 
+function PresenceLink:pollWith(route, codes, parse)
+  local blocks, err = self:read(route, codes, parse)
+  if blocks == nil then
+    return nil, err
+  end
+  return (self:display(blocks))
+end
+
 --- Polls callbacks for a list of codes (one request per 200 distinct codes; malformed codes are skipped). Returns
---- the parsed blocks in request order, or nil and a failure. Poll all players of a server at once, every 30-60 s.
+--- the parsed blocks in request order, their text filtered (see display), or nil and a failure. Poll all players of
+--- a server at once, every 30-60 s.
 function PresenceLink:poll(codes)
   return self:pollWith("callbacks", codes, PresenceLink.parseCallbacks)
 end
 
---- Polls rpc (activity only, an empty `activities` for anything else). Returns the blocks, or nil and a failure.
+--- Polls rpc (activity only, an empty `activities` for anything else), filtered. Returns the blocks, or nil and a
+--- failure.
 function PresenceLink:pollRpc(codes)
   return self:pollWith("rpc", codes, PresenceLink.parseRpc)
 end
 
 ------------------------------------------------------------------------------------------------------------------
--- watch: a stream when the engine and the service offer one, polling otherwise.
+-- Returning players
+
+--- The code a returning player linked before (GET /players/{userId}): the bound one, else a paused one (still theirs:
+--- it shows "Detection Paused"). Returns code and { ok = true, status, codes } (code nil and status "none" when they
+--- have neither: they type a code), or nil and a failure. `codes` lists every code with its status (bound, paused,
+--- banned, invalidated) and platform_username.
+function PresenceLink:codeFor(player)
+  local _, userId = playerOf(player)
+  if type(userId) ~= "number" or userId < 1 or userId % 1 ~= 0 then
+    return nil, failure(nil, "error", "invalid_player", PresenceLink.MESSAGES.unavailable, "codeFor needs a Player or a Roblox user id, got " .. tostring(player))
+  end
+  local response, err = self:request("players", "GET", "/players/" .. string.format("%.0f", userId), nil, true)
+  if response == nil then
+    return nil, err
+  end
+  if response.StatusCode ~= 200 then
+    return nil, self:failureOf(response, nil)
+  end
+  local body = self:decode(response)
+  if body == nil or type(body.codes) ~= "table" then
+    return nil, failure(200, "error", "bad_response", PresenceLink.MESSAGES.unavailable, "the players answer has no codes list")
+  end
+  local wanted = { "bound", "paused" }
+  for w = 1, #wanted do
+    for i = 1, #body.codes do
+      local entry = body.codes[i]
+      if type(entry) == "table" and entry.status == wanted[w] and PresenceLink.isCode(entry.code) then
+        self.userIds[entry.code] = userId
+        return entry.code, { ok = true, httpStatus = 200, status = wanted[w], codes = body.codes }
+      end
+    end
+  end
+  return nil, { ok = true, httpStatus = 200, status = "none", codes = body.codes }
+end
+
+------------------------------------------------------------------------------------------------------------------
+-- watch. In a live server: pushed changes through MessagingService, and a reconcile poll every reconcileInterval
+-- (polling every pollInterval while push is not working). In Studio: a stream when the service offers one (SSE or
+-- WebSocket through HttpService:CreateWebStreamClient, which works in Studio only), polling otherwise.
 
 local Watcher = {}
 Watcher.__index = Watcher
@@ -741,8 +1283,17 @@ local function blockKey(block)
   return table.concat(parts, "\0")
 end
 
---- Watches codes and calls onBlock(block) with each code's block at first and whenever it changes. options: view
---- ("callbacks" or "rpc"). Returns a watcher with :add(code), :remove(code), :stop(), and .mode ("stream" or "poll").
+-- The rpc view of a callbacks block: its activities when the code is active, none otherwise.
+local function rpcOf(block)
+  if block.marker == ";" then
+    return { code = block.code, activities = block.activities }
+  end
+  return { code = block.code, activities = {} }
+end
+
+--- Watches codes and calls onBlock(block) with each code's block (text filtered, as poll gives it) at first and
+--- whenever it changes. options: view ("callbacks" or "rpc"), onError(err). Returns a watcher with :add(code,
+--- player), :remove(code), :stop(), and .mode ("push" or "poll" in a live server; "stream" or "poll" in Studio).
 function PresenceLink:watch(codes, onBlock, options)
   options = options or {}
   local w = setmetatable({
@@ -752,7 +1303,11 @@ function PresenceLink:watch(codes, onBlock, options)
     codes = {},
     order = {},
     last = {},
+    seq = {},
+    joined = {},
+    reported = {},
     stopped = false,
+    live = not self:isStudio(),
     mode = "poll",
     stream = nil,
     streamCodes = nil,
@@ -762,6 +1317,7 @@ function PresenceLink:watch(codes, onBlock, options)
   for i = 1, #(codes or {}) do
     w:add(codes[i])
   end
+  self.watchers[w] = true
   self.spawn(function()
     w:run()
   end)
@@ -778,12 +1334,22 @@ function Watcher:list()
   return out
 end
 
---- Starts watching a code (a player joined). Malformed codes are ignored.
-function Watcher:add(code)
-  if PresenceLink.isCode(code) and not self.codes[code] then
+--- Starts watching a code (a player joined); `player` (a Player or a user id) is the one its text is filtered from.
+--- Malformed codes are ignored.
+function Watcher:add(code, player)
+  if not PresenceLink.isCode(code) then
+    return
+  end
+  local _, userId = playerOf(player)
+  if type(userId) == "number" then
+    self.link.userIds[code] = userId
+  end
+  if not self.codes[code] then
     self.codes[code] = true
     table.insert(self.order, code)
-    -- A player who just linked should not wait a whole poll interval for their first block.
+    self.joined[code] = true
+    self.membersChanged = true
+    -- A player who just linked should not wait a whole round for their first block.
     self.dirty = true
     self:resubscribe({ code }, nil)
   end
@@ -794,6 +1360,7 @@ function Watcher:remove(code)
   if self.codes[code] then
     self.codes[code] = nil
     self.last[code] = nil
+    self.joined[code] = nil
     local kept = {}
     for i = 1, #self.order do
       if self.order[i] ~= code then
@@ -801,54 +1368,236 @@ function Watcher:remove(code)
       end
     end
     self.order = kept
+    self.membersChanged = true
+    if self.live then
+      -- Declared at once: the server's declaration should not keep a player who left.
+      self.dirty = true
+    end
     self:resubscribe(nil, { code })
   end
 end
 
---- Stops everything: the stream is closed and polling ends.
+--- Stops everything: the stream is closed, polling ends, and a live server's push declaration goes without these
+--- codes.
 function Watcher:stop()
+  if self.stopped then
+    return
+  end
   self.stopped = true
   self:closeStream()
-end
-
-function Watcher:deliver(block)
-  if not self.codes[block.code] then
-    return
-  end
-  local key = blockKey(block)
-  if self.last[block.code] == key then
-    return
-  end
-  self.last[block.code] = key
-  local ok, err = pcall(self.onBlock, block)
-  if not ok then
-    self:report({ kind = "callback", detail = "onBlock failed: " .. tostring(err) })
+  self.link.watchers[self] = nil
+  if self.live then
+    self.link.push:forget()
   end
 end
 
 function Watcher:report(err)
-  if self.onError ~= nil then
+  if self.onError ~= nil and err ~= nil then
     pcall(self.onError, err)
   end
 end
 
-function Watcher:pollOnce()
-  local list = self:list()
+-- Filter problems: each failure, and once per code a text hidden for want of its player.
+function Watcher:reportProblems(problems)
+  for i = 1, #problems do
+    local problem = problems[i]
+    local key = problem.code .. ":" .. problem.reason
+    if problem.reason == "error" or not self.reported[key] then
+      self.reported[key] = true
+      if problem.reason == "error" then
+        problem.detail = "TextService could not filter a text of " .. problem.code .. " (hidden; filtering pauses, then retries): " .. tostring(problem.detail)
+      elseif problem.reason ~= "paused" then
+        problem.detail = "a text of " .. problem.code .. " is hidden: " .. problem.reason .. " (give the player to watcher:add(code, player))"
+      end
+      if problem.reason ~= "paused" then
+        self:report(problem)
+      end
+    end
+  end
+end
+
+--- Delivers the blocks of watched codes, filtered, to onBlock when they changed. A block overtaken by a newer one of
+--- the same code while its text was being filtered is dropped.
+function Watcher:deliverAll(blocks)
+  local mine, seqs = {}, {}
+  for i = 1, #blocks do
+    local code = blocks[i].code
+    if self.codes[code] then
+      self.seq[code] = (self.seq[code] or 0) + 1
+      table.insert(mine, blocks[i])
+      table.insert(seqs, self.seq[code])
+    end
+  end
+  if #mine == 0 then
+    return
+  end
+  local shown, problems = self.link:display(mine)
+  self:reportProblems(problems)
+  for i = 1, #shown do
+    local block = shown[i]
+    local code = block.code
+    if not self.stopped and self.codes[code] and self.seq[code] == seqs[i] then
+      local key = blockKey(block)
+      if self.last[code] ~= key then
+        self.last[code] = key
+        local ok, err = pcall(self.onBlock, block)
+        if not ok then
+          self:report({ kind = "callback", detail = "onBlock failed: " .. tostring(err) })
+        end
+      end
+    end
+  end
+end
+
+-- Reads `list` (every watched code by default) and delivers the blocks.
+function Watcher:pollOnce(list)
+  list = list or self:list()
   if #list == 0 then
     return
   end
   local blocks, err
   if self.view == "rpc" then
-    blocks, err = self.link:pollRpc(list)
+    blocks, err = self.link:read("rpc", list, PresenceLink.parseRpc)
   else
-    blocks, err = self.link:poll(list)
+    blocks, err = self.link:read("callbacks", list, PresenceLink.parseCallbacks)
   end
   if blocks == nil then
     self:report(err)
     return
   end
-  for i = 1, #blocks do
-    self:deliver(blocks[i])
+  self:deliverAll(blocks)
+end
+
+--- A pushed message: the blocks of this watcher's codes are delivered; codes named without their block (they did not
+--- fit in one message) are read.
+function Watcher:onPush(value)
+  if self.stopped then
+    return
+  end
+  if type(value.blocks) == "table" then
+    local blocks = {}
+    for code, text in pairs(value.blocks) do
+      if self.codes[code] and type(text) == "string" then
+        local parsed, err = PresenceLink.parseCallbacks(text)
+        if parsed ~= nil and #parsed == 1 and parsed[1].code == code then
+          table.insert(blocks, self.view == "rpc" and rpcOf(parsed[1]) or parsed[1])
+        else
+          local why = err and (" at line " .. err.line .. ": " .. err.message) or ""
+          self:report({ kind = "push", detail = "the pushed block of " .. code .. " does not follow the block grammar" .. why })
+        end
+      end
+    end
+    self:deliverAll(blocks)
+  end
+  if type(value.codes) == "table" then
+    local mine = {}
+    for i = 1, #value.codes do
+      if self.codes[value.codes[i]] then
+        table.insert(mine, value.codes[i])
+      end
+    end
+    self:pollOnce(mine)
+  end
+end
+
+-- The codes added since the last round, in order.
+function Watcher:takeJoined()
+  local out = {}
+  for i = 1, #self.order do
+    if self.joined[self.order[i]] then
+      table.insert(out, self.order[i])
+    end
+  end
+  self.joined = {}
+  return out
+end
+
+-- Sleeps until `untilTime`, in steps of at most a second so a code added meanwhile is read within a second (codes
+-- added together within that second share one request).
+function Watcher:sleepUntil(untilTime)
+  local link = self.link
+  while not self.stopped and not self.dirty and link.clock() < untilTime do
+    link.sleep(math.min(1, untilTime - link.clock()))
+  end
+end
+
+function Watcher:run()
+  if self.live then
+    self:runLive()
+  else
+    self:runStudio()
+  end
+end
+
+-- A live server: listen to the topic, declare the codes (on join and leave, and with every reconcile), read joining
+-- players' codes at once, and poll every code each round: every reconcileInterval while push works (at most half the
+-- declaration's lifetime, so it never lapses), every pollInterval otherwise. Streams are never tried.
+function Watcher:runLive()
+  local link = self.link
+  local push = link.push
+  local unusable = push:unusable()
+  if unusable ~= nil then
+    self:report({ kind = "push", detail = unusable .. ": watch polls every pollInterval" })
+  end
+  local nextRound = 0
+  while not self.stopped do
+    self.dirty = false
+    if unusable == nil then
+      self:report(push:listen())
+    end
+    local reconcile = link.clock() >= nextRound
+    if unusable == nil and (reconcile or self.membersChanged or push:due()) then
+      self.membersChanged = false
+      self:report(push:declare())
+    end
+    if reconcile then
+      self.joined = {}
+      self:pollOnce()
+    else
+      self:pollOnce(self:takeJoined())
+    end
+    if push:live() then
+      self.mode = "push"
+    else
+      self.mode = "poll"
+    end
+    if reconcile then
+      local interval = link.pollInterval
+      if push:live() then
+        interval = math.min(link.reconcileInterval, math.max(1, push.expiresIn / 2))
+      end
+      nextRound = link.clock() + interval
+    end
+    local wake = nextRound
+    if unusable == nil and push.pending then
+      wake = math.min(wake, push.retryAt)
+    end
+    self:sleepUntil(wake)
+  end
+end
+
+-- Studio: a stream when the service offers one, polling otherwise (and around a stream that is slow to deliver).
+function Watcher:runStudio()
+  local link = self.link
+  while not self.stopped do
+    -- Cleared before the round: a code added while this round's request is on its way makes the next one come soon.
+    self.dirty = false
+    self.joined = {}
+    if self.stream == nil and link.clock() >= self.nextStreamTry then
+      self:openStream()
+    end
+    -- Poll whenever there is no stream, and when a stream opened but has not delivered within
+    -- STREAM_FIRST_BLOCKS_SECONDS, so nothing is ever missed; a stream that is opening is given that long first
+    -- (it sends every code's block at once), so a join does not cost a poll as well as a stream.
+    local waitingForStream = self.stream ~= nil and self.mode ~= "stream" and link.clock() < self.streamDeadline
+    if self.mode ~= "stream" and not waitingForStream then
+      self:pollOnce()
+    end
+    local nextRound = link.clock() + link.pollInterval
+    if waitingForStream then
+      nextRound = math.min(nextRound, self.streamDeadline)
+    end
+    self:sleepUntil(nextRound)
   end
 end
 
@@ -897,15 +1646,15 @@ function Watcher:onStreamMessage(message)
     return
   end
   self.mode = "stream"
-  for i = 1, #blocks do
-    self:deliver(blocks[i])
-  end
+  self:deliverAll(blocks)
 end
 
 function Watcher:closeStream()
   local stream = self.stream
   self.stream = nil
-  self.mode = "poll"
+  if not self.live then
+    self.mode = "poll"
+  end
   if stream ~= nil then
     for i = 1, #stream.connections do
       stream.connections[i]:Disconnect()
@@ -924,10 +1673,11 @@ function Watcher:streamFailed(detail)
   self:report({ kind = "stream", detail = detail })
 end
 
+-- Opens the stream (Studio only: live servers cannot hold one).
 function Watcher:openStream()
   local link = self.link
   local list = self:list()
-  if #list == 0 or link.streamType == false or link.http.CreateWebStreamClient == nil then
+  if self.live or #list == 0 or link.streamType == false or link.http.CreateWebStreamClient == nil then
     return
   end
   local isSocket = link.streamType == "websocket"
@@ -992,7 +1742,7 @@ function Watcher:send(op, codes)
 end
 
 -- Players joined or left: a WebSocket (un)subscribes in place; an SSE stream's codes are in its URL, so it is
--- reopened; polling picks the new list up at its next round.
+-- reopened; polling picks the new list up at its next round; a live server declares the new list at once.
 function Watcher:resubscribe(added, removed)
   if self.stream == nil then
     return
@@ -1005,33 +1755,6 @@ function Watcher:resubscribe(added, removed)
     self.nextStreamTry = 0
     -- Reopened at once with the new list (a removal too: the loop may be asleep for a whole poll interval).
     self.dirty = true
-  end
-end
-
-function Watcher:run()
-  local link = self.link
-  while not self.stopped do
-    -- Cleared before the round: a code added while this round's request is on its way makes the next one come soon.
-    self.dirty = false
-    if self.stream == nil and link.clock() >= self.nextStreamTry then
-      self:openStream()
-    end
-    -- Poll whenever there is no stream, and when a stream opened but has not delivered within
-    -- STREAM_FIRST_BLOCKS_SECONDS, so nothing is ever missed; a stream that is opening is given that long first
-    -- (it sends every code's block at once), so a join does not cost a poll as well as a stream.
-    local waitingForStream = self.stream ~= nil and self.mode ~= "stream" and link.clock() < self.streamDeadline
-    if self.mode ~= "stream" and not waitingForStream then
-      self:pollOnce()
-    end
-    -- Sleep until the next round, in steps of at most a second so a new code (add) is read within a second;
-    -- codes added together within that second share one request.
-    local nextRound = link.clock() + link.pollInterval
-    if waitingForStream then
-      nextRound = math.min(nextRound, self.streamDeadline)
-    end
-    while not self.stopped and not self.dirty and link.clock() < nextRound do
-      link.sleep(math.min(1, nextRound - link.clock()))
-    end
   end
 end
 

@@ -65,6 +65,19 @@ export async function insertInfraction(db: Db, i: NewInfraction): Promise<void> 
   `.execute(db)
 }
 
+/** Attaches many entries to their chat users in one INSERT (idempotent per entry, as insertInfraction). */
+export async function insertInfractions(db: Db, list: readonly NewInfraction[]): Promise<void> {
+  if (list.length === 0) return
+  const rows = list.map(
+    (i) => sql`(${i.logEntryId}, ${i.code}, ${i.chatUserId}, ${i.platformUserId}, ${i.platformUsername}, ${i.eventType}, ${i.description}, ${i.issuedBy})`,
+  )
+  await sql`
+    INSERT IGNORE INTO infractions
+      (log_entry_id, code, chat_user_id, platform_user_id, platform_username, event_type, description, issued_by)
+    VALUES ${sql.join(rows)}
+  `.execute(db)
+}
+
 function filtered<O>(q: SelectQueryBuilder<Database, 'infractions', O>, f: InfractionFilter): SelectQueryBuilder<Database, 'infractions', O> {
   let out = q
   if (f.code !== undefined) out = out.where('code', '=', f.code)

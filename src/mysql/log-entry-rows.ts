@@ -1,6 +1,7 @@
 /**
- * Every query on `log_entries`: the insert of an accepted entry (log worker, code service) and the delivery side
- * (reading pending entries in order, recording what became of them, replays). Callers own any transaction.
+ * Every query on `log_entries`: the inserts of accepted entries (one by the code service, many at once by the log
+ * worker's group commit) and the delivery side (reading pending entries in order, recording what became of them,
+ * replays). Callers own any transaction.
  */
 import { sql, type Kysely } from 'kysely'
 import type { EntryView } from '../delivery/model/embeds.js'
@@ -24,26 +25,52 @@ export interface NewLogEntry {
   receivedAt: Date
 }
 
+/** The row of an entry to insert. */
+function rowOf(e: NewLogEntry) {
+  return {
+    dedupe_key: e.dedupeKey,
+    category: e.category,
+    event_type: e.eventType,
+    description: e.description,
+    platform_username: e.platformUsername ?? null,
+    platform_user_id: e.platformUserId ?? null,
+    issued_by: e.issuedBy ?? null,
+    code: e.code ?? null,
+    source: e.source,
+    source_ip: e.sourceIp ?? null,
+    data: e.data === undefined ? null : JSON.stringify(e.data),
+    received_at: e.receivedAt,
+  }
+}
+
+/**
+ * Inserts entries in one multi-row INSERT, in the given order (so their ids rise in that order), all or nothing. The
+ * caller leaves out entries already stored: a duplicate dedupe key fails the statement (ER_DUP_ENTRY).
+ */
+export async function insertLogEntries(db: Db, entries: readonly NewLogEntry[]): Promise<void> {
+  if (entries.length === 0) return
+  await db.insertInto('log_entries').values(entries.map(rowOf)).execute()
+}
+
+/** The ids of the stored entries among `dedupeKeys`, by dedupe key (a plain read: takes no locks). */
+export async function findLogEntryIds(db: Db, dedupeKeys: readonly string[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>()
+  if (dedupeKeys.length === 0) return ids
+  const rows = await db.selectFrom('log_entries').select(['id', 'dedupe_key']).where('dedupe_key', 'in', [...dedupeKeys]).execute()
+  for (const r of rows) ids.set(r.dedupe_key, String(r.id))
+  return ids
+}
+
+/** The server's max_allowed_packet in bytes: what one statement, a multi-row INSERT included, may take. */
+export async function readMaxAllowedPacket(db: Db): Promise<number> {
+  const { rows } = await sql<{ packet: string | number }>`SELECT @@max_allowed_packet AS packet`.execute(db)
+  return Number(rows[0]?.packet)
+}
+
 /** Inserts an entry; returns its id and whether this call created it (false: already stored by an earlier delivery). */
 export async function insertLogEntry(db: Db, e: NewLogEntry): Promise<{ id: string; created: boolean }> {
   try {
-    const result = await db
-      .insertInto('log_entries')
-      .values({
-        dedupe_key: e.dedupeKey,
-        category: e.category,
-        event_type: e.eventType,
-        description: e.description,
-        platform_username: e.platformUsername ?? null,
-        platform_user_id: e.platformUserId ?? null,
-        issued_by: e.issuedBy ?? null,
-        code: e.code ?? null,
-        source: e.source,
-        source_ip: e.sourceIp ?? null,
-        data: e.data === undefined ? null : JSON.stringify(e.data),
-        received_at: e.receivedAt,
-      })
-      .executeTakeFirstOrThrow()
+    const result = await db.insertInto('log_entries').values(rowOf(e)).executeTakeFirstOrThrow()
     return { id: String(result.insertId), created: true }
   } catch (err) {
     if (!hasErrno(err, MysqlErrno.DuplicateEntry)) throw err

@@ -1,14 +1,16 @@
 /**
  * The transactions that span tables, each behind one method: a code transition under its row lock together with
- * the moderation entry it writes (the pure transition from codes/model/codes.ts decides inside the lock), and a log entry
- * stored together with the infraction it makes. The Redis write-through after the commit is the caller's.
+ * the moderation entry it writes (the pure transition from codes/model/codes.ts decides inside the lock), and log
+ * entries stored together with the infractions they make (one entry, or a group in one multi-row INSERT). The Redis
+ * write-through after the commit is the caller's.
  */
 import type { Kysely } from 'kysely'
 import { applyAction, decideBind, type ActionResult, type BindAttempt, type BindDecision, type CodeAction, type CodeRecord } from '../codes/model/codes.js'
-import { findCode, findLiveCodeOfUser, updateCode, type StoredCode } from './code-rows.js'
-import { insertInfraction } from './infraction-rows.js'
-import { insertLogEntry, type NewLogEntry } from './log-entry-rows.js'
-import type { Database } from './schema.js'
+import { findCode, findCodes, findLiveCodeOfUser, updateCode, type StoredCode } from './code-rows.js'
+import { hasErrno, MysqlErrno } from './connection.js'
+import { insertInfraction, insertInfractions, type NewInfraction } from './infraction-rows.js'
+import { findLogEntryIds, insertLogEntries, insertLogEntry, type NewLogEntry } from './log-entry-rows.js'
+import type { Database, Db } from './schema.js'
 
 /** A bind that made two accounts meet on one code. */
 export type BindConflict = NonNullable<Extract<BindDecision, { status: 'invalidated' }>['conflict']>
@@ -18,6 +20,14 @@ export interface StoredLogEntry {
   entryId: string
   created: boolean
   infraction: boolean
+}
+
+/** What storing a group of entries did, entry by entry (in the order given). */
+export interface StoredLogEntries {
+  /** True where this call stored the entry (false: stored before, or earlier in the same group under the same key). */
+  created: boolean[]
+  /** True where the entry is (now) an infraction of a live code's chat user. */
+  infraction: boolean[]
 }
 
 /** The cross-table transactions. */
@@ -33,6 +43,66 @@ export interface Transactions {
    * that code's chat user, in one transaction; what the entry leaves out of the player is filled from the code's link.
    */
   storeLogEntry(entry: NewLogEntry): Promise<StoredLogEntry>
+  /**
+   * Stores entries in one transaction, all or nothing: the ones not stored yet (by dedupe key) in one multi-row
+   * INSERT, in the given order, then the infractions of the moderation entries naming a live code in one more. The
+   * caller bounds the group's size (max_allowed_packet).
+   */
+  storeLogEntries(entries: readonly NewLogEntry[]): Promise<StoredLogEntries>
+}
+
+// A group that lost a race for a dedupe key (another worker stored the same entry between the read and the insert)
+// is run again this many times in all; the read then finds the entry.
+const DUPLICATE_RACE_ATTEMPTS = 3
+
+/** The infraction an entry makes against `record`, the code it names. */
+function infractionOf(e: NewLogEntry, logEntryId: string, record: StoredCode): NewInfraction {
+  return {
+    logEntryId,
+    code: record.code,
+    chatUserId: record.chatUserId,
+    platformUserId: e.platformUserId ?? record.platformUserId,
+    platformUsername: e.platformUsername ?? record.platformUsername,
+    eventType: e.eventType,
+    description: e.description,
+    issuedBy: e.issuedBy ?? null,
+  }
+}
+
+/** A moderation entry names a code that can take an infraction (an existing, not revoked code). */
+function liveCodeOf(e: NewLogEntry, codes: ReadonlyMap<string, StoredCode>): StoredCode | undefined {
+  if (e.category !== 'moderation' || e.code == null) return undefined
+  const record = codes.get(e.code)
+  return record !== undefined && record.state !== 'revoked' ? record : undefined
+}
+
+async function storeGroup(tx: Db, entries: readonly NewLogEntry[]): Promise<StoredLogEntries> {
+  const stored = await findLogEntryIds(tx, [...new Set(entries.map((e) => e.dedupeKey))])
+  const seen = new Set(stored.keys())
+  const created = entries.map((e) => {
+    if (seen.has(e.dedupeKey)) return false
+    seen.add(e.dedupeKey)
+    return true
+  })
+  await insertLogEntries(tx, entries.filter((_, i) => created[i]))
+  const infraction = entries.map(() => false)
+  const named = entries.filter((e) => e.category === 'moderation' && e.code != null)
+  if (named.length === 0) return { created, infraction }
+  const codes = new Map((await findCodes(tx, [...new Set(named.map((e) => e.code!))])).map((c) => [c.code, c]))
+  const ids = await findLogEntryIds(tx, [...new Set(named.map((e) => e.dedupeKey))])
+  const rows: NewInfraction[] = []
+  const attached = new Set<string>()
+  entries.forEach((e, i) => {
+    const record = liveCodeOf(e, codes)
+    const id = ids.get(e.dedupeKey)
+    if (record === undefined || id === undefined) return
+    infraction[i] = true
+    if (attached.has(id)) return
+    attached.add(id)
+    rows.push(infractionOf(e, id, record))
+  })
+  await insertInfractions(tx, rows)
+  return { created, infraction }
 }
 
 /** Creates the transactions over a database. */
@@ -72,24 +142,21 @@ export function createTransactions(db: Kysely<Database>): Transactions {
     storeLogEntry: (e) =>
       db.transaction().execute(async (tx) => {
         const { id, created } = await insertLogEntry(tx, e)
-        let infraction = false
-        if (e.category === 'moderation' && e.code != null) {
-          const record = await findCode(tx, e.code)
-          if (record !== undefined && record.state !== 'revoked') {
-            await insertInfraction(tx, {
-              logEntryId: id,
-              code: record.code,
-              chatUserId: record.chatUserId,
-              platformUserId: e.platformUserId ?? record.platformUserId,
-              platformUsername: e.platformUsername ?? record.platformUsername,
-              eventType: e.eventType,
-              description: e.description,
-              issuedBy: e.issuedBy ?? null,
-            })
-            infraction = true
-          }
-        }
-        return { entryId: id, created, infraction }
+        const record = e.category === 'moderation' && e.code != null ? await findCode(tx, e.code) : undefined
+        const live = record === undefined ? undefined : liveCodeOf(e, new Map([[record.code, record]]))
+        if (live !== undefined) await insertInfraction(tx, infractionOf(e, id, live))
+        return { entryId: id, created, infraction: live !== undefined }
       }),
+
+    async storeLogEntries(entries) {
+      if (entries.length === 0) return { created: [], infraction: [] }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute((tx) => storeGroup(tx, entries))
+        } catch (err) {
+          if (attempt >= DUPLICATE_RACE_ATTEMPTS || !hasErrno(err, MysqlErrno.DuplicateEntry)) throw err
+        }
+      }
+    },
   }
 }

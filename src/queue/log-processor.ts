@@ -1,36 +1,118 @@
 /**
- * Processes log jobs (a plain function of the validated job): the entry, and for a moderation entry naming a live
- * code the infraction, stored in one transaction; the job id is the entry's dedupe key, so a redelivery stores nothing twice.
+ * Processes log jobs: a `log-batch` job (the events one front accepted together) or a single `log`/`audit` job (the
+ * gateway's audit entries, a poison event on its own, jobs of earlier versions). Entries go through the process's
+ * group commit (log-group-commit.ts); each entry's dedupe key is `job:{queue}:{event id}` (a single job's id is its
+ * event id), so a redelivery stores nothing twice. An event MySQL refuses on its own while the rest of its batch is
+ * stored is re-queued as a job of its own under its event id, where it fails visibly (`presence-link jobs failed`).
  */
-import type { StoredLogEntry, Transactions } from '../mysql/transactions.js'
-import { LogJobSchema, type LogJob } from './model/jobs.js'
+import type { Job } from 'bullmq'
+import * as v from 'valibot'
+import type { Logger } from '../lib/logger.js'
+import type { NewLogEntry } from '../mysql/log-entry-rows.js'
 import { createJobProcessor, type JobProcessor } from './job-processor.js'
+import type { LogGroupCommit } from './log-group-commit.js'
+import { LogJobSchema, type LogJob } from './model/jobs.js'
+import { LogBatchSchema } from './model/log-batch.js'
+import { JobName } from './names.js'
 
 /** What storing one job did. */
-export type LogJobOutcome = StoredLogEntry
-
-/** The log processor as its BullMQ workers run it (the log and audit consumers share it; the payload validated first). */
-export function createLogJobProcessor(deps: { transactions: Pick<Transactions, 'storeLogEntry'> }): JobProcessor<LogJobOutcome> {
-  return createJobProcessor('log job', LogJobSchema, createLogProcessor(deps))
+export interface LogJobOutcome {
+  /** Entries stored (now or by an earlier attempt). */
+  stored: number
+  /** Entries this attempt stored for the first time. */
+  created: number
+  /** Entries that are infractions. */
+  infractions: number
+  /** Event ids re-queued as jobs of their own: refused by MySQL, or not a valid event. */
+  requeued: string[]
 }
 
-/** Creates the processor. */
-export function createLogProcessor(deps: {
-  transactions: Pick<Transactions, 'storeLogEntry'>
-}): (data: LogJob, meta: { id: string; queueName: string }) => Promise<LogJobOutcome> {
-  return (e, meta) =>
-    deps.transactions.storeLogEntry({
-      dedupeKey: `job:${meta.queueName}:${meta.id}`,
-      category: e.category,
-      eventType: e.eventType,
-      description: e.description,
-      platformUsername: e.platformUsername,
-      platformUserId: e.platformUserId,
-      issuedBy: e.issuedBy,
-      code: e.code,
-      source: e.source,
-      sourceIp: e.sourceIp,
-      data: e.data,
-      receivedAt: new Date(e.receivedAt),
-    })
+/** Adds `event` to queue `queueName` as a single job under `id` (a repeated id is a no-op). */
+export type RequeueEvent = (queueName: string, id: string, event: unknown) => Promise<void>
+
+/** What the log processor needs. */
+export interface LogProcessorDeps {
+  commit: Pick<LogGroupCommit, 'store'>
+  requeue: RequeueEvent
+  log: Pick<Logger, 'warn'>
+}
+
+/** The dedupe key of event `id` accepted on queue `queueName`. */
+export function dedupeKeyOf(queueName: string, id: string): string {
+  return `job:${queueName}:${id}`
+}
+
+/** The entry to store for an event. */
+export function entryOf(e: LogJob, dedupeKey: string): NewLogEntry {
+  return {
+    dedupeKey,
+    category: e.category,
+    eventType: e.eventType,
+    description: e.description,
+    platformUsername: e.platformUsername,
+    platformUserId: e.platformUserId,
+    issuedBy: e.issuedBy,
+    code: e.code,
+    source: e.source,
+    sourceIp: e.sourceIp,
+    data: e.data,
+    receivedAt: new Date(e.receivedAt),
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** A single event: stored through the group commit; refused, it fails its job with MySQL's error. */
+function singleProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
+  return createJobProcessor('log job', LogJobSchema, async (e, meta) => {
+    const outcome = await deps.commit.store([entryOf(e, dedupeKeyOf(meta.queueName, meta.id))])
+    const refused = outcome.poisoned[0]
+    if (refused !== undefined) throw refused.error
+    return { stored: outcome.stored, created: outcome.created, infractions: outcome.infractions, requeued: [] }
+  })
+}
+
+/** A batch: its valid events stored through the group commit; each poison or invalid event re-queued on its own. */
+function batchProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
+  return createJobProcessor('log batch', LogBatchSchema, async (batch, meta) => {
+    const entries: NewLogEntry[] = []
+    const ids = new Map<NewLogEntry, string>()
+    const invalid: Array<{ id: string; event: unknown }> = []
+    for (const { id, event } of batch.events) {
+      const parsed = v.safeParse(LogJobSchema, event)
+      if (!parsed.success) {
+        invalid.push({ id, event })
+        continue
+      }
+      const entry = entryOf(parsed.output, dedupeKeyOf(meta.queueName, id))
+      entries.push(entry)
+      ids.set(entry, id)
+    }
+    const outcome = await deps.commit.store(entries)
+    const events = new Map(batch.events.map((e) => [e.id, e.event]))
+    const requeued: string[] = []
+    // Re-queued before this job completes: a crash in between runs the batch again, which finds the same events.
+    for (const { id, event } of invalid) {
+      deps.log.warn({ queue: meta.queueName, jobId: meta.id, eventId: id }, 'invalid event in a log batch: re-queued as a job of its own, where it fails')
+      await deps.requeue(meta.queueName, id, event)
+      requeued.push(id)
+    }
+    for (const { item, error } of outcome.poisoned) {
+      const id = ids.get(item)!
+      deps.log.warn({ queue: meta.queueName, jobId: meta.id, eventId: id, err: errorMessage(error) }, 'MySQL refused an event of a log batch: the rest is stored, the event re-queued as a job of its own')
+      await deps.requeue(meta.queueName, id, events.get(id))
+      requeued.push(id)
+    }
+    return { stored: outcome.stored, created: outcome.created, infractions: outcome.infractions, requeued }
+  })
+}
+
+/** The log processor as its BullMQ workers run it (the log and audit consumers share it and the group commit). */
+export function createLogJobProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
+  const single = singleProcessor(deps)
+  const batch = batchProcessor(deps)
+  // Any other name is a single event, as every log job was before batches (`log`, `audit`).
+  return (job: Job) => (job.name === JobName.LogBatch ? batch(job) : single(job))
 }

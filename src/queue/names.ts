@@ -16,6 +16,8 @@ export type QueueName = (typeof QueueName)[keyof typeof QueueName]
 export const JobName = {
   Bind: 'bind',
   Log: 'log',
+  /** Events one front accepted together (src/queue/model/log-batch.ts), on the log queue. */
+  LogBatch: 'log-batch',
   Audit: 'audit',
   NotifyBound: 'bound',
 } as const

@@ -2,7 +2,8 @@
 import { Queue, QueueEvents, type DefaultJobOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { LogJob } from './model/jobs.js'
-import type { JobName, QueueName } from './names.js'
+import type { LogBatch } from './model/log-batch.js'
+import { JobName, QueueName } from './names.js'
 import { BACKOFF_BY_FAILURE_KIND, UNLIMITED_ATTEMPTS } from './retries.js'
 
 /**
@@ -27,13 +28,42 @@ export function createQueueEvents(name: QueueName, connection: Redis, prefix: st
   return new QueueEvents(name, { connection, prefix })
 }
 
-/** Adds one log job under its job id (a repeated id is a no-op, so retried requests store one entry). */
+/**
+ * Enqueues one log event under its event id, the key of its stored entry (`job:{queue}:{id}`), so an event sent
+ * again under the same id is stored once.
+ */
 export type EnqueueLog = (job: LogJob, jobId: string) => Promise<void>
 
-/** Creates the producer of log jobs named `jobName` on `queue` (the log queue, or the audit queue). */
+/** Creates the producer of single log jobs named `jobName` on `queue` (the gateway's audit entries). */
 export function createLogProducer(queue: Queue, jobName: JobName): EnqueueLog {
   return async (job, jobId) => {
     await queue.add(jobName, job, { jobId })
+  }
+}
+
+/**
+ * Completed `log-batch` jobs kept for inspection: a batch holds up to FRONT_BATCH_MAX_EVENTS events, so keeping them an
+ * hour like single jobs would keep every event of the last hour in Redis memory (their ids are random: no retry finds
+ * them there anyway; the MySQL dedupe key is what stores a retry once).
+ */
+export const COMPLETED_BATCHES_KEPT = 100
+
+/** Adds a `log-batch` job to `queue` (the front's batches, src/queue/log-batcher.ts); resolves once Redis holds it. */
+export function createBatchAdder(queue: Queue): (batch: LogBatch, batchId: string) => Promise<void> {
+  return async (batch, batchId) => {
+    await queue.add(JobName.LogBatch, batch, { jobId: batchId, removeOnComplete: { count: COMPLETED_BATCHES_KEPT } })
+  }
+}
+
+/**
+ * Re-queues one event of a batch as a single job of its queue (`log` on the log queue, `audit` on the audit queue)
+ * under its event id: a repeated id is a no-op, so a batch run again re-queues nothing twice.
+ */
+export function createEventRequeue(queues: ReadonlyMap<string, Queue>): (queueName: string, id: string, event: unknown) => Promise<void> {
+  return async (queueName, id, event) => {
+    const queue = queues.get(queueName)
+    if (queue === undefined) throw new Error(`no producer for queue ${queueName}`)
+    await queue.add(queueName === QueueName.Audit ? JobName.Audit : JobName.Log, event, { jobId: id })
   }
 }
 

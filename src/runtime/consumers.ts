@@ -12,16 +12,19 @@ import type { Logger } from '../lib/logger.js'
 import { createConsumerMetrics } from '../metrics/consumer-metrics.js'
 import { createDeliveryMetrics, type DeliveryMetrics } from '../metrics/delivery-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
-import { createLogEntryRows } from '../mysql/log-entry-rows.js'
+import { createLogEntryRows, readMaxAllowedPacket } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
 import { createTransactions } from '../mysql/transactions.js'
 import { createBindJobProcessor } from '../queue/bind-processor.js'
 import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
-import { createLogJobProcessor } from '../queue/log-processor.js'
+import { createLogGroupCommit } from '../queue/log-group-commit.js'
+import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-processor.js'
+import { FALLBACK_MAX_ALLOWED_PACKET, groupByteBudget } from '../queue/model/log-batch.js'
 import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
+import { createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { registerQueueMetrics } from '../queue/queue-gauges.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
@@ -63,6 +66,21 @@ export function startDeliveryConsumer(deps: {
   })
 }
 
+/**
+ * The group commit the log and audit consumers share (one transaction at a time, bounded by the server's
+ * max_allowed_packet, read once here), and the producers that re-queue a batch's poison events.
+ */
+async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<LogProcessorDeps> {
+  const transactions = createTransactions(db)
+  const packet = await readMaxAllowedPacket(db).catch((err: Error) => {
+    ctx.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
+    return FALLBACK_MAX_ALLOWED_PACKET
+  })
+  const commit = createLogGroupCommit({ storeLogEntries: (entries) => transactions.storeLogEntries(entries), maxBytes: groupByteBudget(packet) })
+  const queues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
+  return { commit, requeue: createEventRequeue(queues), log: ctx.log }
+}
+
 /** Options of startConsumers besides the process and its registry. */
 export interface ConsumerOptions {
   /** The retry policy (tests shorten it); RETRY_POLICY by default. */
@@ -84,14 +102,15 @@ export async function startConsumers(
   const cache = await prepareRedisCopies(ctx, db, redis)
   keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const notifyQueue = openQueue(ctx, redis, QueueName.Notify, 'data', 'notify-queue')
+  const logCommit = await openLogGroupCommit(ctx, db, redis)
   const processors: Record<JobConsumerName, JobProcessor<unknown>> = {
     bind: createBindJobProcessor({
       codes: buildCodeService(db, cache),
       resolve: createRobloxUsers({ baseUrl: ctx.config.robloxUsersApi, cache: createRobloxUserCache(redis, ctx.keys) }),
       notify: createNotifyProducer(notifyQueue),
     }),
-    log: createLogJobProcessor({ transactions: createTransactions(db) }),
-    audit: createLogJobProcessor({ transactions: createTransactions(db) }),
+    log: createLogJobProcessor(logCommit),
+    audit: createLogJobProcessor(logCommit),
   }
   const jobMetrics = metrics === undefined ? undefined : createConsumerMetrics(metrics)
   if (metrics !== undefined) {

@@ -5,8 +5,9 @@ import type { FrontObserver, StreamObserver } from '../http/front-observer.js'
 import { createFrontApp, type FrontServer } from '../http/server.js'
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
-import { JobName, QueueName } from '../queue/names.js'
-import { createLogProducer, createQueue, createQueueEvents } from '../queue/queues.js'
+import { createLogBatcher } from '../queue/log-batcher.js'
+import { QueueName } from '../queue/names.js'
+import { createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
@@ -60,6 +61,9 @@ export async function startFront(
   ctx.shutdown.register('queues', async () => {
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
+  // Log events go to the queue in micro-batches; registered after the queues so it drains before they close.
+  const logBatcher = createLogBatcher(createBatchAdder(logQueue))
+  ctx.shutdown.register('log-batches', () => logBatcher.drain())
   // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
   // waits for the event stream by itself).
   bindEvents.waitUntilReady().catch(() => undefined)
@@ -90,7 +94,7 @@ export async function startFront(
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
     clientIp: createClientIpResolver(config.trustProxy),
     submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
-    submitLog: createLogProducer(logQueue, JobName.Log),
+    submitLog: logBatcher.submit,
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     async checkReady() {
       const states = await readiness()

@@ -7,13 +7,13 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** Runs test/clients/roblox/`script` with `env` on top of ours (60 s at most) and resolves with its last line, parsed. */
-export function runLuaScenario(script: string, env: Record<string, string>): Promise<any> {
+/** Runs test/clients/roblox/`script` with `env` on top of ours (`timeoutMs`, 60 s by default) and resolves with its last line, parsed. */
+export function runLuaScenario(script: string, env: Record<string, string>, timeoutMs = 60_000): Promise<any> {
   return new Promise((resolve, reject) => {
     execFile(
       'lua5.1',
       [`test/clients/roblox/${script}`],
-      { cwd: ROOT, timeout: 60_000, env: { ...process.env, LUA_PATH: 'test/clients/roblox/?.lua;clients/roblox/?.lua;;', ...env } },
+      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, LUA_PATH: 'test/clients/roblox/?.lua;clients/roblox/?.lua;;', ...env } },
       (err, stdout, stderr) => {
         if (err !== null) return reject(new Error(`lua5.1 ${script} failed: ${err.message}\n${stderr}`))
         const line = stdout.trim().split('\n').at(-1) ?? ''

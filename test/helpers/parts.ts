@@ -16,7 +16,10 @@ export interface PrivateRedis {
   url: string
   /** SIGKILL; resolves once it has exited. */
   kill(): Promise<void>
-  /** Starts it again (empty: no persistence) and waits until it accepts connections. */
+  /**
+   * Starts it again and waits until it accepts connections: empty without `dir`; with `dir`, from the append-only
+   * file kept there (fsynced before every reply), so what it acknowledged survives a SIGKILL.
+   */
   start(): Promise<void>
 }
 
@@ -33,8 +36,11 @@ async function reachable(port: number, timeoutMs = 10_000): Promise<void> {
   throw new Error(`redis on ${port} did not come up`)
 }
 
-/** A private redis-server on a free port, not started yet unless `started`; killed at teardown. */
-export async function privateRedis(t: Teardown, started = true): Promise<PrivateRedis> {
+/**
+ * A private redis-server on a free port, not started yet unless `started`; killed at teardown. With `dir` it keeps an
+ * append-only file there (`appendfsync always`).
+ */
+export async function privateRedis(t: Teardown, started = true, dir?: string): Promise<PrivateRedis> {
   const port = await freePort()
   let child: ChildProcess | undefined
   t.teardown(() => {
@@ -51,7 +57,8 @@ export async function privateRedis(t: Teardown, started = true): Promise<Private
       await exited
     },
     async start() {
-      child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+      const persistence = dir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
+      child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' })
       await reachable(port)
     },
   }

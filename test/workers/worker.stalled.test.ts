@@ -1,7 +1,8 @@
 /**
  * A SIGKILLed worker's active job is run again by another, already running worker within seconds (not after
  * BullMQ's 30 s lock and 30 s stalled check), and stored exactly once. The workers are real child processes
- * (workers/worker.ts); the job is held active by a row lock on its own dedupe key.
+ * (workers/worker.ts); the job (the front's batch holding the event) is held active mid-commit by a row lock on the
+ * event's dedupe key.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -9,7 +10,8 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { parseApiKey } from '../../src/auth/api-key.js'
 import { idempotentLogJobId } from '../../src/queue/log-idempotency.js'
-import { QueueName } from '../../src/queue/names.js'
+import type { LogBatch } from '../../src/queue/model/log-batch.js'
+import { JobName, QueueName } from '../../src/queue/names.js'
 import { createQueue } from '../../src/queue/queues.js'
 import { eventually, postJson, startStack, type Stack, type Teardown } from '../helpers/stack.js'
 
@@ -78,10 +80,14 @@ t.test('a job active in a SIGKILLed worker is stored by the other worker within 
     'idempotency-key': 'held-event-1',
   })
   t.equal(res.status, 200)
-  await eventually(async () => ((await queue.getJobState(jobId)) === 'active' ? true : undefined), 10_000, 'the job active in the first worker')
+  const holding = await eventually(async () => {
+    const active = await queue.getJobs(['active'])
+    return active.find((j) => (j.data as LogBatch).events?.some((e) => e.id === jobId))
+  }, 10_000, 'the batch holding the event active in the first worker')
+  t.equal(holding.name, JobName.LogBatch)
   // The second worker starts while the first holds the job (its start does not touch the locked row).
   await startWorker(t)
-  t.equal(await queue.getJobState(jobId), 'active', 'still held by the first worker')
+  t.equal(await queue.getJobState(holding.id!), 'active', 'still held by the first worker')
   first.kill('SIGKILL')
   await new Promise((resolve) => first.once('exit', resolve))
   const killedAt = Date.now()

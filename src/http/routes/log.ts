@@ -1,6 +1,7 @@
 /**
- * `POST /api/v1/log/{category}` (bearer): a game server's log event, queued durably for the worker to store and
- * deliver. An Idempotency-Key makes a retried event stored once per API key.
+ * `POST /api/v1/log/{category}` (bearer): a game server's log event, queued durably (in a micro-batch with the events
+ * accepted at the same moment) for the worker to store and deliver; the 200 comes once Redis holds it. An
+ * Idempotency-Key makes a retried event stored once per API key.
  */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../lib/logger.js'
@@ -17,7 +18,10 @@ import type { HttpApp, RouteKit } from '../route-kit.js'
 /** What the log route needs besides the kit. */
 export interface LogDeps {
   log: Logger
-  /** Enqueues a log job durably under `jobId`. Throws when Redis is down. */
+  /**
+   * Enqueues a log event durably under its event id (in the front's micro-batch, src/queue/log-batcher.ts): resolves
+   * once Redis holds it. Throws when Redis is down, or when the batch it went with could not be written.
+   */
   submitLog(job: LogJob, jobId: string): Promise<void>
   /**
    * Claims an idempotency key's job id for an event fingerprint (src/redis/idempotency-keys.ts). Throws when Redis is
@@ -67,8 +71,8 @@ export function register(app: HttpApp, kit: RouteKit, deps: LogDeps): void {
           )
         }
       }
-      // A retry enqueues again: a no-op while BullMQ holds the job, and stored once in any case (the job id is the
-      // entry's unique dedupe key in MySQL).
+      // A retry enqueues the event again (perhaps in another batch); it is stored once, since the event id is the
+      // entry's unique dedupe key in MySQL.
       await deps.submitLog(job, jobId)
     } catch (err) {
       log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'log could not be queued')

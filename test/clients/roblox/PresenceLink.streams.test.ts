@@ -2,7 +2,8 @@
  * The Roblox module's `watch` over the service's real streams: the Lua module (clients/roblox/PresenceLink.lua)
  * under lua5.1 with the test stand-in for HttpService (test/clients/roblox/harness.lua, whose WebStreamClient speaks
  * SSE or WebSocket over a raw socket), against the real front and the Discord sandbox. Polling is made impossible (a poll
- * interval and a stream retry of an hour), so every block must have come through the stream.
+ * interval and a stream retry of an hour), so every block must have come through the stream. These run as in Studio
+ * (RunService:IsStudio() true): live servers never open streams (PresenceLink.test.ts checks that).
  */
 import t, { type Test } from 'tap'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
@@ -25,6 +26,7 @@ async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: 
     SECOND_CODE: second,
     USER_ID_DISCORD: aliceId,
     SECOND_USER_ID_DISCORD: bobId,
+    PLAYERS: 'Alice_R:5151,Bob_R:5252',
   }
   return { g, code, second, env }
 }

@@ -136,7 +136,7 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     })
     const text = await g.callbacksUntil(code, (body) => body.includes('Listening to Spotify'), 'the hostile presence')
     const unknown = await freeCode()
-    const out = await lua('poll.lua', { ...env, CODES: `${code},${unknown},bad!,${code.toLowerCase()},${code}` })
+    const out = await lua('poll.lua', { ...env, PLAYERS: 'Lua_Player:4242', CODES: `${code},${unknown},bad!,${code.toLowerCase()},${code}` })
     const reference = parseCallbacks((await getText(`${api}/callbacks/${code}&${unknown}`)).text)
     t.ok(reference.ok, text)
     if (!reference.ok) return
@@ -167,7 +167,7 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     const held = await fetch(`${api}/stream/${code}`, { signal: holder.signal })
     t.equal(held.status, 200)
     t.teardown(() => holder.abort())
-    const out = await lua('watch.lua', { ...env, CODE: code, SECOND_CODE: second, USER_ID_DISCORD: aliceId })
+    const out = await lua('watch.lua', { ...env, PLAYERS: 'Lua_Player:4242,Bob_R:4343', CODE: code, SECOND_CODE: second, USER_ID_DISCORD: aliceId })
     holder.abort()
     t.equal(out.first.code, code)
     t.same(likeExpected(out.changed, { activities: [] }).activities, [{ lines: ['Playing', 'Terraria'] }])
@@ -178,6 +178,71 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     t.match(out.errors[0], { kind: 'stream' })
     t.match(out.errors[0].detail, /^stream error 429/)
     t.equal(out.lastPollUrl, `${api}/callbacks/${second}`, 'after remove, only the remaining code is polled')
+  })
+
+  t.test('filtered text: a hostile title never reaches game code unfiltered; cached, bounded, hidden on failure', async (t) => {
+    const frickId = '870000000000000006'
+    const second = await g.codeFor(frickId, 'frick')
+    t.equal((await g.bind(second, 'Frick_Fan', 4545)).status, 200)
+    await g.control('POST', 'presence', {
+      user_id: aliceId,
+      status: 'online',
+      activities: [
+        { type: 0, name: 'Badword Simulator' },
+        { type: 2, name: 'Spotify', details: 'Frick this song', state: 'The Badword Band' },
+      ],
+    })
+    await g.control('POST', 'presence', { user_id: frickId, status: 'online', activities: [{ type: 0, name: 'Factorio' }] })
+    await g.callbacksUntil(code, (body) => body.includes('Badword Simulator'), 'the hostile presence')
+    await g.callbacksUntil(second, (body) => body.includes('Factorio'), "Frick_Fan's presence")
+    const out = await lua('filter.lua', { ...env, PLAYERS: 'Lua_Player:4242,Frick_Fan:4545', CODE: code, SECOND_CODE: second, PLAYER_ID: '4242', SECOND_PLAYER_ID: '4545' })
+    const filtered = {
+      code,
+      marker: ';',
+      username: 'Lua_Player',
+      activities: [{ lines: ['Playing', '####### Simulator'] }, { lines: ['Listening to Spotify', '##### this song', 'The ####### Band'] }],
+    }
+    const filteredSecond = { code: second, marker: ';', username: '#####_Fan', activities: [{ lines: ['Playing', 'Factorio'] }] }
+    t.notMatch(JSON.stringify(out.watch.seen), /badword|frick/i, 'no censored word reached the display callback')
+    t.same(out.watch.seen.find((b: { code: string }) => b.code === code), filtered, 'every activity line filtered')
+    t.same(out.watch.seen.find((b: { code: string }) => b.code === second), filteredSecond, 'the username line filtered too')
+    t.ok(out.watch.asked.includes('4242:Badword Simulator') && out.watch.asked.includes('4242:Frick this song'), "alice's text filtered from her Roblox user id")
+    t.ok(out.watch.asked.includes('4545:Frick_Fan'), "the second player's name filtered from theirs")
+    t.same(out.watch.asked.filter((a: string) => !a.startsWith('4242:') && !a.startsWith('4545:')), [], 'from no other user')
+    t.equal(out.counts.askedFromPlayer + out.counts.askedFromSecond, out.watch.asked.length)
+    t.equal(out.watch.maxInFlight, 2, 'at most filterConcurrency (2) filter calls at once, and both used')
+    t.same(out.watch.errors, [])
+    t.same(out.poll.blocks, [filtered, filteredSecond], 'poll gives the same filtered blocks')
+    t.same(out.poll.rpc, [{ code, activities: filtered.activities }], 'pollRpc too, from the player learnt by code')
+    t.equal(out.poll.calls, 0, 'every text was cached: nothing asked again')
+    t.equal(out.smallCache.first, 6, 'six texts in the block (the username and five lines)')
+    t.ok(out.smallCache.second > 0, 'a cache of two texts asks again')
+    for (const mode of ['filter', 'result']) {
+      const fails = out[`${mode}Fails`]
+      const hidden = { code, marker: ';', username: '(hidden)', hidden: true, activities: [{ lines: ['(hidden)', '(hidden)'] }, { lines: ['(hidden)', '(hidden)', '(hidden)'] }] }
+      t.same(fails.hidden, [hidden], `${mode} failing: every text hidden, never raw`)
+      t.equal(fails.callsAfterFailure, 1, `${mode} failing: one call failed, the others did not ask`)
+      t.same(fails.paused, [hidden], `${mode} failing: still hidden during the pause`)
+      t.equal(fails.callsWhilePaused, 0, `${mode} failing: nothing asked during the pause`)
+      t.same(fails.recovered, [filtered], `${mode} failing: filtered text again after the pause`)
+    }
+    t.same(out.notInServer.block, { code: second, marker: ';', username: '(hidden)', hidden: true, activities: [{ lines: ['(hidden)', '(hidden)'] }] })
+    t.equal(out.notInServer.asked, 0, 'a player not in the server: nothing asked (FilterStringAsync would throw)')
+    t.equal(out.notInServer.deliveries, 1)
+    t.equal(out.notInServer.errors.length, 1, 'said once')
+    t.match(out.notInServer.errors[0], { kind: 'filter', code: second, reason: 'not_in_server' })
+    t.match(out.raw.blocks[0].activities, [{ lines: ['Playing', 'Badword Simulator'] }], 'rawText: the text as the service sent it')
+    t.equal(out.raw.calls, 0)
+  })
+
+  t.test('live server without push: watch never opens a stream, and polls', async (t) => {
+    const out = await lua('live.lua', { ...env, PLAYERS: 'Lua_Player:4242', STREAM: 'sse', CODE: code, USER_ID_DISCORD: aliceId })
+    t.same(out.streams, [], 'no stream tried in a live server, although one is configured and the engine offers it')
+    t.equal(out.mode, 'poll')
+    t.same(out.last.activities, [{ lines: ['Playing', 'Stardew Valley'] }], 'the change arrived by polling')
+    t.match(out.errors[0], { kind: 'push' }, 'why push is not used is said')
+    const ws = await lua('live.lua', { ...env, PLAYERS: 'Lua_Player:4242', STREAM: 'websocket', CODE: code, USER_ID_DISCORD: aliceId })
+    t.same(ws.streams, [], 'nor a WebSocket')
   })
 })
 

@@ -1,5 +1,6 @@
 -- By hand, not a test: docs/roblox.md's "Trying it without Roblox". Binds CODE as Builderman (id 156), polls it,
--- and watches it for WATCH_SECONDS (10), printing what a game server would see. Needs BASE_URL, API_KEY, CODE.
+-- and watches it for WATCH_SECONDS (10) as in Studio, printing what a game server would see (text filtered by the
+-- stand-in TextService). Needs BASE_URL, API_KEY, CODE.
 local Harness = require("harness")
 io.stdout:setvbuf("line")
 
@@ -19,7 +20,8 @@ local function show(block)
 end
 
 Harness.run(function()
-  local link = Harness.link({ pollInterval = 2 })
+  -- Builderman is in this server, so his text can be filtered (the stand-in censors Harness.CENSORED).
+  local link = Harness.link({ pollInterval = 2, inServer = { { Name = "Builderman", UserId = 156 } } })
   local typed = Harness.env("CODE")
   local result = link:bind({ Name = "Builderman", UserId = 156 }, typed)
   local code = result.code or typed

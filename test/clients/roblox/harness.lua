@@ -2,12 +2,23 @@
 Test harness for clients/roblox/PresenceLink.lua under Lua 5.1: a stand-in for the parts of the Roblox engine the
 module uses, written for these tests and talking to the real service over real sockets.
 
-  HttpService    RequestAsync (lua-socket http), JSONEncode/JSONDecode (lua-cjson), CreateWebStreamClient
-                 (SSE or WebSocket over a TCP socket, with MessageReceived/Opened/Error/Closed signals and, on a
-                 WebSocket, Send; the WebSocket handshake checks Sec-WebSocket-Accept with a pure-Lua SHA-1)
+  HttpService    RequestAsync (lua-socket http), JSONEncode (as the engine's: an empty table is []) and JSONDecode
+                 (lua-cjson), CreateWebStreamClient (SSE or WebSocket over a TCP socket, with
+                 MessageReceived/Opened/Error/Closed signals and, on a WebSocket, Send; the WebSocket handshake checks
+                 Sec-WebSocket-Accept with a pure-Lua SHA-1); a test can make it refuse requests (`refuse`)
   Secret         a value that prints as "Secret(presence_link)" and cannot be concatenated or compared; AddPrefix/AddSuffix only,
                  and only this HttpService can read it (as the engine does with HttpService:GetSecret)
+  TextService    FilterStringAsync(text, fromUserId) then GetNonChatStringForBroadcastAsync(): both yield; the words of
+                 a list are replaced by # as Roblox's filter does; it throws for a user not in the server, as the
+                 engine does, and when told to fail; it counts calls, senders and calls at once
+  Players        GetPlayers, GetPlayerByUserId over a list of { Name, UserId }
+  RunService     IsStudio
+  MessagingService  SubscribeAsync(topic, callback): reads what the sandbox's fake Open Cloud received
+                 (GET /control/open-cloud/messages?universe_id=ID&after=SEQ) and calls back with {Data, Sent}, each
+                 call a task of its own, as the engine does
   task           spawn and wait over coroutines, with a run loop that sleeps when every task waits
+  pcall          as Luau's, the called function may yield (Lua 5.1's pcall cannot): the module's pcall around a
+                 TextService or MessagingService call yields to the run loop as it does in the engine
 
 Scenario scripts print one JSON line (Harness.emit) that the tap test asserts on.
 ]]
@@ -23,6 +34,35 @@ local cjson = require("cjson")
 local mime = require("mime")
 
 local Harness = {}
+
+------------------------------------------------------------------------------------------------------------------
+-- pcall that lets the called function yield, as Luau's does: the function runs in a coroutine of its own, and each of
+-- its yields (a task's wake time) is passed up to the run loop.
+
+local nativePcall = pcall
+
+local function pack(...)
+  return { n = select("#", ...), ... }
+end
+
+local function yieldingPcall(fn, ...)
+  if type(fn) ~= "function" then
+    return nativePcall(fn, ...)
+  end
+  local co = coroutine.create(fn)
+  local results = pack(coroutine.resume(co, ...))
+  while true do
+    if not results[1] then
+      return false, results[2]
+    end
+    if coroutine.status(co) == "dead" then
+      return unpack(results, 1, results.n)
+    end
+    results = pack(coroutine.resume(co, coroutine.yield(unpack(results, 2, results.n))))
+  end
+end
+
+pcall = yieldingPcall
 
 -- WebSocket keys and masks are random, as a real client's.
 math.randomseed(math.floor(socket.gettime() * 1000) % 2147483647)
@@ -160,6 +200,9 @@ local function newSignal()
   return signal
 end
 
+--- A signal: Connect(fn) (a connection with Disconnect) and Fire(...).
+Harness.signal = newSignal
+
 ------------------------------------------------------------------------------------------------------------------
 -- HttpService
 
@@ -173,8 +216,30 @@ function Harness.httpService(log)
   return setmetatable({ requests = log or {} }, HttpService)
 end
 
+-- As the engine's JSONEncode: a table with keys 1..n (or none) is an array, any other an object.
+local function encodeJson(value)
+  if type(value) ~= "table" then
+    return cjson.encode(value)
+  end
+  local count = 0
+  for _ in pairs(value) do
+    count = count + 1
+  end
+  local parts = {}
+  if count == #value then
+    for i = 1, #value do
+      parts[i] = encodeJson(value[i])
+    end
+    return "[" .. table.concat(parts, ",") .. "]"
+  end
+  for key, item in pairs(value) do
+    table.insert(parts, cjson.encode(tostring(key)) .. ":" .. encodeJson(item))
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
 function HttpService:JSONEncode(value)
-  return cjson.encode(value)
+  return encodeJson(value)
 end
 
 function HttpService:JSONDecode(text)
@@ -192,7 +257,11 @@ function HttpService:RequestAsync(request)
     assert(method ~= "GET", "a GET request cannot have a body")
     headers["content-length"] = tostring(#request.Body)
   end
-  table.insert(self.requests, { method = method, url = request.Url, authorization = headers.authorization })
+  if self.refuse ~= nil and self.refuse(request) then
+    table.insert(self.requests, { method = method, url = request.Url, refused = true })
+    error("HttpError: ConnectFail (refused by the test)")
+  end
+  table.insert(self.requests, { method = method, url = request.Url, authorization = headers.authorization, body = request.Body })
   local chunks = {}
   local ok, status, responseHeaders, statusLine = http.request({
     url = request.Url,
@@ -580,6 +649,214 @@ readSse = function(client, sock, host, path)
 end
 
 ------------------------------------------------------------------------------------------------------------------
+-- TextService, Players, RunService, MessagingService
+
+--- The words the stand-in TextService censors unless told others.
+Harness.CENSORED = { "badword", "frick" }
+
+local function censor(text, words)
+  local lower = string.lower(text)
+  local out = text
+  for _, word in ipairs(words) do
+    local start = 1
+    while true do
+      local i, j = string.find(lower, string.lower(word), start, true)
+      if i == nil then
+        break
+      end
+      out = string.sub(out, 1, i - 1) .. string.rep("#", j - i + 1) .. string.sub(out, j + 1)
+      start = j + 1
+    end
+  end
+  return out
+end
+
+--- A TextService. options: words (Harness.CENSORED), players (FilterStringAsync throws for a user not among them),
+--- delay (seconds each call yields, 0.01). Set `fail` to "filter" or "result" to make FilterStringAsync or
+--- GetNonChatStringForBroadcastAsync throw. It records calls, inFlight/maxInFlight, fromUserIds and texts.
+function Harness.textService(options)
+  options = options or {}
+  local service = {
+    words = options.words or Harness.CENSORED,
+    players = options.players,
+    delay = options.delay or 0.01,
+    fail = nil,
+    calls = 0,
+    inFlight = 0,
+    maxInFlight = 0,
+    fromUserIds = {},
+    texts = {},
+  }
+  function service:FilterStringAsync(text, fromUserId)
+    assert(type(text) == "string", "FilterStringAsync: the text must be a string")
+    assert(type(fromUserId) == "number", "FilterStringAsync: fromUserId must be a number")
+    self.calls = self.calls + 1
+    table.insert(self.fromUserIds, fromUserId)
+    table.insert(self.texts, text)
+    self.inFlight = self.inFlight + 1
+    if self.inFlight > self.maxInFlight then
+      self.maxInFlight = self.inFlight
+    end
+    Harness.sleep(self.delay)
+    if self.fail == "filter" then
+      self.inFlight = self.inFlight - 1
+      error("TextService:FilterStringAsync failed (the test made it fail)")
+    end
+    if self.players ~= nil and self.players:GetPlayerByUserId(fromUserId) == nil then
+      self.inFlight = self.inFlight - 1
+      error("TextService:FilterStringAsync: user " .. tostring(fromUserId) .. " is not online on this server")
+    end
+    local filtered = censor(text, self.words)
+    return {
+      GetNonChatStringForBroadcastAsync = function()
+        Harness.sleep(0)
+        service.inFlight = service.inFlight - 1
+        if service.fail == "result" then
+          error("TextFilterResult:GetNonChatStringForBroadcastAsync failed (the test made it fail)")
+        end
+        return filtered
+      end,
+    }
+  end
+  return service
+end
+
+--- Players over a list of { Name, UserId }; join(player) and leave(userId) change it.
+function Harness.players(list)
+  local players = { list = {} }
+  for i = 1, #(list or {}) do
+    players.list[i] = { Name = list[i].Name, UserId = list[i].UserId }
+  end
+  function players:GetPlayers()
+    local out = {}
+    for i = 1, #self.list do
+      out[i] = self.list[i]
+    end
+    return out
+  end
+  function players:GetPlayerByUserId(userId)
+    for i = 1, #self.list do
+      if self.list[i].UserId == userId then
+        return self.list[i]
+      end
+    end
+    return nil
+  end
+  function players:join(player)
+    table.insert(self.list, player)
+    return player
+  end
+  function players:leave(userId)
+    local kept = {}
+    for i = 1, #self.list do
+      if self.list[i].UserId ~= userId then
+        table.insert(kept, self.list[i])
+      end
+    end
+    self.list = kept
+  end
+  return players
+end
+
+--- The players of env PLAYERS ("Name:UserId,Name:UserId"), or none.
+function Harness.playersFromEnv()
+  local list = {}
+  for name, id in string.gmatch(os.getenv("PLAYERS") or "", "([%w_]+):(%d+)") do
+    table.insert(list, { Name = name, UserId = tonumber(id) })
+  end
+  return list
+end
+
+--- A RunService whose IsStudio() answers `studio`.
+function Harness.runService(studio)
+  return {
+    IsStudio = function()
+      return studio
+    end,
+  }
+end
+
+-- Unix seconds of an ISO 8601 UTC time ("2026-11-25T10:00:00.123Z"), by the days-from-civil count.
+function Harness.unixSeconds(iso)
+  local y, mo, d, h, mi, sec = string.match(iso or "", "^(%d+)-(%d+)-(%d+)T(%d+):(%d+):([%d%.]+)")
+  if y == nil then
+    return nil
+  end
+  y, mo = tonumber(y), tonumber(mo)
+  if mo <= 2 then
+    y = y - 1
+  end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local doy = math.floor((153 * ((mo + 9) % 12) + 2) / 5) + tonumber(d) - 1
+  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+  local days = era * 146097 + doe - 719468
+  return days * 86400 + tonumber(h) * 3600 + tonumber(mi) * 60 + tonumber(sec)
+end
+
+-- What the fake Open Cloud received for a universe after `after` (OPEN_CLOUD_CONTROL_URL, else CONTROL_URL, then
+-- /open-cloud/messages), or nil and why.
+local function openCloudMessages(universeId, after)
+  local control = os.getenv("OPEN_CLOUD_CONTROL_URL") or Harness.env("CONTROL_URL")
+  local target = control .. "/open-cloud/messages?universe_id=" .. string.format("%.0f", universeId)
+  if after ~= nil then
+    target = target .. "&after=" .. string.format("%.0f", after)
+  end
+  local chunks = {}
+  local ok, status = http.request({ url = target, sink = ltn12.sink.table(chunks) })
+  if ok == nil or status ~= 200 then
+    return nil, "GET " .. target .. ": " .. tostring(status)
+  end
+  local decoded = cjson.decode(table.concat(chunks))
+  return decoded.messages
+end
+
+--- A MessagingService for `universeId`: SubscribeAsync(topic, callback) receives what the sandbox's fake Open Cloud
+--- is given from then on, every `interval` seconds (0.05). Set `fail` to make SubscribeAsync throw. It records
+--- `topics` subscribed and `delivered` (messages called back).
+function Harness.messagingService(options)
+  options = options or {}
+  local service = { universeId = options.universeId, interval = options.interval or 0.05, fail = nil, topics = {}, delivered = 0 }
+  function service:SubscribeAsync(topic, callback)
+    Harness.sleep(0)
+    if self.fail then
+      error("MessagingService:SubscribeAsync failed (the test made it fail)")
+    end
+    assert(type(topic) == "string" and #topic >= 1 and #topic <= 80, "topics are 1-80 characters")
+    local messages = assert(openCloudMessages(self.universeId, nil))
+    local after = 0
+    for i = 1, #messages do
+      after = math.max(after, messages[i].seq)
+    end
+    local connection = { Connected = true }
+    function connection:Disconnect()
+      self.Connected = false
+    end
+    table.insert(self.topics, topic)
+    Harness.spawn(function()
+      while connection.Connected do
+        local list = openCloudMessages(self.universeId, after) or {}
+        for i = 1, #list do
+          local m = list[i]
+          if m.seq > after then
+            after = m.seq
+            if connection.Connected and m.topic == topic then
+              self.delivered = self.delivered + 1
+              Harness.spawn(function()
+                callback({ Data = m.message, Sent = Harness.unixSeconds(m.at) })
+              end)
+            end
+          end
+        end
+        Harness.sleep(self.interval)
+      end
+    end)
+    return connection
+  end
+  return service
+end
+
+------------------------------------------------------------------------------------------------------------------
 -- Output and small helpers
 
 --- Prints one JSON line for the tap test.
@@ -608,6 +885,23 @@ function Harness.control(path, body)
   return status
 end
 
+--- A POST of `body` as JSON to `target` with extra `headers`; returns the status.
+function Harness.post(target, body, headers)
+  local text = cjson.encode(body)
+  local all = { ["content-type"] = "application/json", ["content-length"] = tostring(#text) }
+  for key, value in pairs(headers or {}) do
+    all[key] = value
+  end
+  local status = select(2, http.request({
+    url = target,
+    method = "POST",
+    headers = all,
+    source = ltn12.source.string(text),
+    sink = ltn12.sink.null(),
+  }))
+  return status
+end
+
 --- Waits until `predicate()` is true, checking every 50 ms; fails naming `what` after 10 s.
 function Harness.waitFor(what, predicate)
   local deadline = Harness.clock() + 10
@@ -627,7 +921,10 @@ function Harness.lastBlock(blocks, code)
   return nil
 end
 
---- A PresenceLink client over the stand-ins, against the service in BASE_URL with the key in API_KEY.
+--- A PresenceLink client over the stand-ins, against the service in BASE_URL with the key in API_KEY. Beyond the
+--- module's options: `inServer` (the players in this server, { Name, UserId } each; env PLAYERS by default) and
+--- `studio` (RunService:IsStudio(), true by default). A MessagingService for `universeId` is given when CONTROL_URL
+--- is set. Returns the link and its HttpService.
 function Harness.link(options)
   local PresenceLink = require("PresenceLink")
   options = options or {}
@@ -639,6 +936,15 @@ function Harness.link(options)
   options.clock = options.clock or Harness.clock
   options.sleep = options.sleep or Harness.sleep
   options.spawn = options.spawn or Harness.spawn
+  options.players = options.players or Harness.players(options.inServer or Harness.playersFromEnv())
+  options.inServer = nil
+  options.textService = options.textService or Harness.textService({ players = options.players })
+  options.runService = options.runService or Harness.runService(options.studio ~= false)
+  options.studio = nil
+  options.serverId = options.serverId or "lua-harness-server"
+  if options.messagingService == nil and os.getenv("CONTROL_URL") ~= nil and options.universeId ~= nil then
+    options.messagingService = Harness.messagingService({ universeId = options.universeId })
+  end
   return PresenceLink.new(options), options.httpService
 end
 

@@ -1,4 +1,8 @@
-/** Log events accepted, then stored: autocannon posts a fixed number of events, then MySQL is polled until it holds every accepted one. */
+/**
+ * Log events accepted, then stored: autocannon posts a fixed number of events, each with a description of its own,
+ * then MySQL is polled until it holds every accepted one, and the zero-loss check compares the stored events (and
+ * the distinct ones: nothing stored twice) with the accepted count.
+ */
 import autocannon from 'autocannon'
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
@@ -14,55 +18,93 @@ export interface LogRun {
   loadSeconds: number
   drainSeconds: number
   stored: number
+  /** Distinct events among the stored ones (equal to `stored` when nothing was stored twice; absent: not counted). */
+  distinct?: number
   rejected: number
 }
 
-/** Posts log events as fast as autocannon can for a while, then waits until MySQL holds every accepted one. */
-export async function logRun(env: BenchEnv, settings: BenchSettings, run: number): Promise<LogRun> {
+/** How the load reaches the front. */
+export interface LogRunOptions {
+  /**
+   * Many clients through a trusted proxy: every request carries `X-Forwarded-For` with an address of its own run's
+   * range (10.{run}.x.y, EVENTS_PER_ADDRESS events each, under the contract's 30 per 60 s), so each client stays
+   * within its log limit; the front must trust 127.0.0.1 and run with limits on. Otherwise one address (limits off).
+   */
+  proxied: boolean
+  /** `http://127.0.0.1:PORT` of the front to load (the bench env's front by default). */
+  origin?: string
+}
+
+/** Events each proxied client address sends in one run (the contract's log limit is 30 per 60 s). */
+export const EVENTS_PER_ADDRESS = 20
+
+/** The proxied address of event `n` of run `run`. */
+function addressOf(run: number, n: number): string {
+  const client = Math.floor(n / EVENTS_PER_ADDRESS)
+  return `10.${run % 256}.${(client >> 8) & 255}.${client & 255}`
+}
+
+/** Posts log events as fast as autocannon can, then waits until MySQL holds every accepted one. */
+export async function logRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<LogRun> {
+  if (options.proxied && settings.logEvents / EVENTS_PER_ADDRESS > 65_536) throw new Error('too many events for one run range of addresses')
   const eventType = `bench_${run}_${randomBytes(3).toString('hex')}`
-  const body = JSON.stringify({
-    event_type: eventType,
-    description: 'Player Builderman joined the server (benchmark event with a realistic length of text)',
-    platform_username: 'Builderman',
-    platform_user_id: 156,
-    issued_by: 'ServerScript',
-  })
+  const origin = options.origin ?? new URL(env.scratch.api).origin
+  const fields = `"event_type":"${eventType}","platform_username":"Builderman","platform_user_id":156,"issued_by":"ServerScript"`
+  let n = 0
+  const before = await env.scratch.db.selectFrom('log_entries').select(sql<string>`COALESCE(MAX(id), 0)`.as('id')).executeTakeFirstOrThrow()
   const loadStarted = performance.now()
   const result = await autocannon({
-    url: `${env.scratch.api}/log/server`,
-    method: 'POST',
+    url: origin,
     connections: settings.logConnections,
     pipelining: settings.pipelining,
     // A fixed amount, not a duration: autocannon then waits for every response, so its 2xx count is exact.
     amount: settings.logEvents,
     // autocannon notices the end only at its next sample tick (1 s by default), which would stretch the timing.
     sampleInt: 50,
-    headers: { 'content-type': 'application/json', authorization: env.bearer },
-    body,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/log/server',
+        setupRequest: (req) => {
+          const i = n++
+          const headers: Record<string, string> = { 'content-type': 'application/json', authorization: env.bearer }
+          if (options.proxied) headers['x-forwarded-for'] = addressOf(run, i)
+          // A description of its own per event (a realistic length of text), so that stored events can be told apart.
+          return { ...req, headers, body: `{${fields},"description":"Player Builderman joined the server (benchmark event #${i})"}` }
+        },
+      },
+    ],
   })
   const loadEnded = performance.now()
   const loadSeconds = (loadEnded - loadStarted) / 1000
   const accepted = result['2xx']
-  const countStored = async () => {
+  // While waiting, count on the (category, id) index only: a scan of the whole table every poll would load MySQL.
+  const countNew = async () => {
     const row = await env.scratch.db
       .selectFrom('log_entries')
       .select(sql<number>`COUNT(*)`.as('n'))
-      .where('event_type', '=', eventType)
+      .where('category', '=', 'server')
+      .where('id', '>', before.id)
       .executeTakeFirstOrThrow()
     return Number(row.n)
   }
-  let stored = 0
-  await waitFor(`${accepted} stored log entries`, async () => (stored = await countStored()) >= accepted, 300_000)
+  await waitFor(`${accepted} stored log entries`, async () => (await countNew()) >= accepted, 300_000, 50)
   const drainSeconds = (performance.now() - loadEnded) / 1000
   // Give stragglers (a retried job, a duplicate) time to show up before the zero-loss check.
   await sleep(500)
-  stored = await countStored()
+  const row = await env.scratch.db
+    .selectFrom('log_entries')
+    .select([sql<number>`COUNT(*)`.as('n'), sql<number>`COUNT(DISTINCT description)`.as('distinct')])
+    .where('event_type', '=', eventType)
+    .executeTakeFirstOrThrow()
+  const stored = { n: Number(row.n), distinct: Number(row.distinct) }
   return {
     accepted,
     acceptedPerSec: accepted / loadSeconds,
     loadSeconds,
     drainSeconds,
-    stored,
+    stored: stored.n,
+    distinct: stored.distinct,
     rejected: result.non2xx + result.errors + result.timeouts,
   }
 }

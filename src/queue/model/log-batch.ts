@@ -1,0 +1,126 @@
+/**
+ * Log events in batches, pure: the payload of a `log-batch` job (events the front accepted together, each under its
+ * own event id), the bounds of a front batch and of one multi-row INSERT, the conservative size of an entry in that
+ * INSERT, and the bisection that finds the entries MySQL refuses (a poison entry) without failing the others.
+ */
+import * as v from 'valibot'
+
+/**
+ * An event's id: the job id it would have had alone (a UUID, `idem-` + 64 hex digits, `threat-...`). The stored
+ * entry's dedupe key is `job:{queue}:{id}`, within `log_entries.dedupe_key`'s 100 ASCII characters; no `:`, which
+ * BullMQ refuses in a job id (a poison event is re-queued as a job of its own under this id).
+ */
+export const EventIdSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,80}$/, 'an event id is 1-80 letters, digits, _ . -'))
+
+/**
+ * A `log-batch` job: events in the order the front accepted them. Each event is checked on its own against the log
+ * job schema by the worker, so one malformed event fails alone.
+ */
+export const LogBatchSchema = v.object({
+  events: v.pipe(v.array(v.object({ id: EventIdSchema, event: v.unknown() })), v.minLength(1, 'a batch holds at least one event')),
+})
+
+/** A `log-batch` job's payload. */
+export type LogBatch = v.InferOutput<typeof LogBatchSchema>
+
+/**
+ * The front sends a batch as soon as the previous one is in Redis (one add in flight per front process), so a batch
+ * holds what arrived during one round trip: no timer, no wait when the front is idle. These bound it under a burst.
+ */
+export const FRONT_BATCH_MAX_EVENTS = 500
+
+/** Bound of a front batch's events in bytes (by entryBytes), so one job stays small for Redis and the worker. */
+export const FRONT_BATCH_MAX_BYTES = 2 * 1024 * 1024
+
+/** Most rows in one multi-row INSERT of the worker's group commit. */
+export const GROUP_MAX_ROWS = 1000
+
+/** The packet size assumed when the server's max_allowed_packet cannot be read (MySQL 5.6's default is 4 MiB). */
+export const FALLBACK_MAX_ALLOWED_PACKET = 4 * 1024 * 1024
+
+/**
+ * The bytes one group's INSERT may take: half the server's max_allowed_packet (the infractions' INSERT and the
+ * statement text come on top), at most 8 MiB, at least 64 KiB.
+ */
+export function groupByteBudget(maxAllowedPacket: number): number {
+  const half = Math.floor((Number.isFinite(maxAllowedPacket) && maxAllowedPacket > 0 ? maxAllowedPacket : FALLBACK_MAX_ALLOWED_PACKET) / 2)
+  return Math.min(8 * 1024 * 1024, Math.max(64 * 1024, half))
+}
+
+/** The text fields of an entry, as entryBytes reads them. */
+export interface SizedEntry {
+  eventType: string
+  description: string
+  platformUsername?: string | null
+  issuedBy?: string | null
+  source: string
+  sourceIp?: string | null
+  data?: unknown
+}
+
+// Quotes, commas, the numbers and dates of a row, and the dedupe key: generous.
+const ROW_OVERHEAD = 256
+
+/**
+ * An upper bound of an entry's bytes in the INSERT statement: 3 bytes per UTF-16 unit covers UTF-8 (at most 3 bytes
+ * per unit) and escaping (an escaped character is ASCII, 2 bytes). `data` is counted by its JSON.
+ */
+export function entryBytes(e: SizedEntry): number {
+  const texts = [e.eventType, e.description, e.platformUsername, e.issuedBy, e.source, e.sourceIp]
+  let units = 0
+  for (const text of texts) units += text?.length ?? 0
+  if (e.data !== undefined) units += JSON.stringify(e.data)?.length ?? 0
+  return ROW_OVERHEAD + 3 * units
+}
+
+/**
+ * How many of `sizes` (in order) fit in `maxCount` and `maxBytes`. With `atLeastOne` (a group still empty) the first
+ * is taken whatever its size: an entry larger than the budget goes alone, and MySQL takes or refuses it on its own.
+ */
+export function takeCount(sizes: readonly number[], maxCount: number, maxBytes: number, atLeastOne = true): number {
+  let bytes = 0
+  let n = 0
+  for (const size of sizes) {
+    if (n >= maxCount || ((n > 0 || !atLeastOne) && bytes + size > maxBytes)) break
+    bytes += size
+    n++
+  }
+  return n
+}
+
+/** An item the store refused on its own, with the error it gave. */
+export interface Poisoned<T> {
+  item: T
+  error: unknown
+}
+
+/**
+ * Stores `items` with `attempt` (all or nothing per call), isolating the ones it refuses: the whole list first, then
+ * on a refusal each half in order, down to single items, so a poison item costs about 2 log2(n) attempts and every
+ * other item is stored, in its order. An error `mustAbort` accepts (an outage: splitting cannot help) ends it at once
+ * and is thrown; halves stored before it stay stored. Returns the refused items with their errors.
+ */
+export async function storeIsolating<T>(
+  items: readonly T[],
+  attempt: (part: readonly T[]) => Promise<void>,
+  mustAbort: (err: unknown) => boolean,
+): Promise<Poisoned<T>[]> {
+  const poisoned: Poisoned<T>[] = []
+  const run = async (part: readonly T[]): Promise<void> => {
+    if (part.length === 0) return
+    try {
+      await attempt(part)
+    } catch (err) {
+      if (mustAbort(err)) throw err
+      if (part.length === 1) {
+        poisoned.push({ item: part[0]!, error: err })
+        return
+      }
+      const middle = Math.ceil(part.length / 2)
+      await run(part.slice(0, middle))
+      await run(part.slice(middle))
+    }
+  }
+  await run(items)
+  return poisoned
+}

@@ -1,0 +1,126 @@
+/**
+ * The front's micro-batches on the real Redis and BullMQ: events accepted together become one `log-batch` job in their
+ * order, an idle front writes at once, one write is in flight at a time, the bounds hold, and a failed write fails
+ * every event that waited for it (and only those).
+ */
+import { Job, type Queue } from 'bullmq'
+import t from 'tap'
+import { createLogBatcher } from '../../src/queue/log-batcher.js'
+import type { LogJob } from '../../src/queue/model/jobs.js'
+import type { LogBatch } from '../../src/queue/model/log-batch.js'
+import { JobName, QueueName } from '../../src/queue/names.js'
+import { createBatchAdder, createQueue } from '../../src/queue/queues.js'
+import { createRedis, waitReady } from '../../src/redis/connection.js'
+import { privateRedis } from '../helpers/parts.js'
+import { startStack, type Stack } from '../helpers/stack.js'
+
+let stack: Stack
+let queue: Queue
+
+t.before(async () => {
+  stack = await startStack(t, { front: false, consumers: [] })
+  queue = createQueue(QueueName.Log, stack.redis, stack.ctx.keys.bullPrefix)
+  t.teardown(() => queue.close())
+})
+
+const event = (n: number, description = `event ${n}`): LogJob => ({
+  category: 'server',
+  eventType: 'batched',
+  description,
+  platformUsername: null,
+  platformUserId: null,
+  issuedBy: null,
+  code: null,
+  source: 'api:test',
+  sourceIp: null,
+  receivedAt: 1_700_000_000_000 + n,
+})
+
+/** The real adder, recording each batch's ids in the order the writes started and whether two overlapped. */
+function recordingAdder(target: Queue) {
+  const add = createBatchAdder(target)
+  const batches: Array<{ batchId: string; ids: string[] }> = []
+  let inFlight = 0
+  let overlapped = false
+  return {
+    batches,
+    overlapped: () => overlapped,
+    add: async (batch: LogBatch, batchId: string) => {
+      batches.push({ batchId, ids: batch.events.map((e) => e.id) })
+      if (++inFlight > 1) overlapped = true
+      try {
+        await add(batch, batchId)
+      } finally {
+        inFlight--
+      }
+    },
+  }
+}
+
+t.test('events submitted together are one log-batch job, in order; a lone event is written at once', async (t) => {
+  const rec = recordingAdder(queue)
+  const batcher = createLogBatcher(rec.add)
+  await batcher.submit(event(0), 'lone-0')
+  t.same(rec.batches.map((b) => b.ids), [['lone-0']], 'an idle front writes a lone event as it comes')
+  const ids = Array.from({ length: 20 }, (_, i) => `together-${i}`)
+  await Promise.all(ids.map((id, i) => batcher.submit(event(i), id)))
+  t.same(rec.batches[1]!.ids, ids, 'twenty events of one turn: one batch, in order')
+  const job = (await Job.fromId(queue, rec.batches[1]!.batchId))!
+  t.equal(job.name, JobName.LogBatch)
+  t.same(
+    (job.data as LogBatch).events.map((e) => [e.id, (e.event as LogJob).description]),
+    ids.map((id, i) => [id, `event ${i}`]),
+    'the job holds each event under its id, as submitted',
+  )
+})
+
+t.test('under a flood, one write at a time; batches follow the order of submission and respect both bounds', async (t) => {
+  const rec = recordingAdder(queue)
+  const batcher = createLogBatcher(rec.add, { maxEvents: 50, maxBytes: 40_000 })
+  const ids: string[] = []
+  const pending: Array<Promise<void>> = []
+  // 400 events over a few turns of the event loop, some large (3,000 characters: about 9 KB by entryBytes).
+  for (let turn = 0; turn < 4; turn++) {
+    for (let i = 0; i < 100; i++) {
+      const n = turn * 100 + i
+      ids.push(`flood-${n}`)
+      pending.push(batcher.submit(event(n, n % 10 === 0 ? 'x'.repeat(3000) : `event ${n}`), `flood-${n}`))
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  await Promise.all(pending)
+  await batcher.drain()
+  t.equal(rec.overlapped(), false, 'never two writes in flight')
+  t.same(rec.batches.flatMap((b) => b.ids), ids, 'every event once, in submission order')
+  t.ok(rec.batches.every((b) => b.ids.length <= 50), 'at most 50 events per batch')
+  t.ok(rec.batches.length >= 8, `${rec.batches.length} batches`)
+  const sizes = rec.batches.map((b) => b.ids.length)
+  t.ok(sizes.some((n) => n < 50), `the byte bound cut some batches short: ${sizes.join(', ')}`)
+})
+
+t.test('a failed write fails every event that waited for it with its error, and only those', async (t) => {
+  const redis = await privateRedis(t)
+  const connection = createRedis(redis.url, 'request', 'batcher-test')
+  connection.on('error', () => undefined)
+  await waitReady(connection)
+  const target = createQueue(QueueName.Log, connection, stack.ctx.keys.bullPrefix)
+  target.on('error', () => undefined)
+  t.teardown(async () => {
+    await target.close().catch(() => undefined)
+    connection.disconnect()
+  })
+  const batcher = createLogBatcher(createBatchAdder(target))
+  await batcher.submit(event(1), 'before-kill')
+  await redis.kill()
+  const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.submit(event(i), `during-${i}`)))
+  t.same(outcomes.map((o) => o.status), Array(10).fill('rejected'), 'each waiting request gets the failure')
+  await redis.start()
+  await waitReady(connection)
+  await batcher.submit(event(2), 'after-restart')
+  const after = await target.getJobs(['wait'])
+  t.same(
+    after.flatMap((j) => (j.data as LogBatch).events.map((e) => e.id)),
+    ['after-restart'],
+    'the restarted (empty) Redis holds only what was written after it came back',
+  )
+})

@@ -1,0 +1,111 @@
+/**
+ * `node dist/tools/bench/log-ingest.js` (after `npm run build:tools`): the log ingestion measurement of
+ * `npm run bench` on its own, for comparing builds in one session. Starts the real front and worker from dist/ on a
+ * scratch database and prefix, runs measurements/log-accept-store.ts `--runs` times, and prints each run, the medians
+ * and where the CPU went during the load (front workers, Redis, the load generator, the whole machine).
+ *
+ * Options: `--runs N` (3), `--events N` (60,000 per run), `--connections N` (100), `--front-workers N` (1),
+ * `--clients proxied|one` (proxied: rate limits on at the contract's values and many client addresses through a
+ * trusted proxy; one: one address, rate limits off).
+ */
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { QueueName } from '../../src/queue/names.js'
+import { closeHttp } from '../harness/http.js'
+import { cpuSeconds, sumCpuSeconds } from '../harness/proc-sampler.js'
+import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/processes.js'
+import { createScratch } from '../harness/scratch.js'
+import { fixed, int, median, table } from '../harness/stats.js'
+import { startBenchEnv } from './measurements/bench-env.js'
+import { logRun, type LogRun } from './measurements/log-accept-store.js'
+import { SETTINGS } from './settings.js'
+
+const log = createBenchLog('log-ingest')
+
+/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat. */
+async function machineBusySeconds(): Promise<number> {
+  const fields = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0)
+  return (fields.reduce((a, b) => a + b, 0) - idle) / 100
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: String(SETTINGS.runs) },
+      events: { type: 'string', default: '60000' },
+      connections: { type: 'string', default: '100' },
+      'front-workers': { type: 'string', default: '1' },
+      clients: { type: 'string', default: 'proxied' },
+    },
+  })
+  const proxied = values.clients === 'proxied'
+  const settings = { ...SETTINGS, logEvents: Number(values.events), logConnections: Number(values.connections) }
+  const env: Record<string, string> = proxied ? { RATE_LIMITS: 'log=30/60', TRUST_PROXY: '127.0.0.1' } : { RATE_LIMITS: 'off' }
+  const scratch = await createScratch({
+    stem: 'benchlog',
+    poolSize: 4,
+    env: { FRONT_WORKERS: values['front-workers']!, ROBLOX_USERS_API: 'http://127.0.0.1:9', ...env },
+  })
+  try {
+    const { env: bench } = await startBenchEnv(scratch, { queues: [QueueName.Log], redisCpu: true })
+    log(`front (FRONT_WORKERS=${values['front-workers']}) and worker up; ${proxied ? 'rate limits on (log=30/60), client addresses through TRUST_PROXY=127.0.0.1' : 'rate limits off, one client address'}`)
+    // A short warm-up run (JIT, pools, the first batches), not counted.
+    await logRun(bench, { ...settings, logEvents: Math.min(5000, settings.logEvents) }, 200, { proxied })
+    const runs: LogRun[] = []
+    const cpu: string[][] = []
+    for (let run = 1; run <= Number(values.runs); run++) {
+      const front = await bench.frontWorkerPids()
+      const before = { front: await sumCpuSeconds(front), redis: await cpuSeconds(bench.redisPid ?? 0), self: process.cpuUsage(), machine: await machineBusySeconds() }
+      const started = Date.now()
+      const r = await logRun(bench, settings, run, { proxied })
+      const seconds = (Date.now() - started) / 1000
+      const self = process.cpuUsage(before.self)
+      cpu.push([
+        String(run),
+        fixed((await sumCpuSeconds(front)) - before.front),
+        fixed((await cpuSeconds(bench.redisPid ?? 0)) - before.redis),
+        fixed((self.user + self.system) / 1e6),
+        fixed((await machineBusySeconds()) - before.machine),
+        fixed(seconds),
+      ])
+      runs.push(r)
+      log(
+        `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
+      )
+    }
+    const lost = runs.map((r) => r.accepted - (r.distinct ?? r.stored))
+    const twice = runs.map((r) => r.stored - (r.distinct ?? r.stored))
+    console.log(
+      [
+        '',
+        table(
+          ['accepted/s (median)', 'stored/s end to end (median)', 'drain after load, s (median)', 'lost, every run', 'stored twice, every run', 'rejected, every run'],
+          [
+            [
+              int(median(runs.map((r) => r.acceptedPerSec))),
+              int(median(runs.map((r) => r.stored / (r.loadSeconds + r.drainSeconds)))),
+              fixed(median(runs.map((r) => r.drainSeconds))),
+              lost.join(', '),
+              twice.join(', '),
+              runs.map((r) => r.rejected).join(', '),
+            ],
+          ],
+        ),
+        '',
+        'CPU seconds used during each run (load and drain):',
+        '',
+        table(['run', 'front workers', 'redis-server', 'bench (autocannon)', 'whole machine', 'run seconds'], cpu),
+        '',
+        `Zero-loss check: ${lost.every((n) => n === 0) && twice.every((n) => n === 0) ? 'passed' : 'FAILED'}.`,
+      ].join('\n'),
+    )
+  } finally {
+    await stopAll()
+    closeHttp()
+    await scratch.remove()
+  }
+}
+
+stopOnSignals(log)
+runMain('log-ingest', main)
