@@ -16,6 +16,8 @@ export interface PrivateRedis {
   url: string
   /** SIGKILL; resolves once it has exited. */
   kill(): Promise<void>
+  /** SIGSTOP: the process freezes with its connections open; nothing it has not answered yet is done (kill() ends it). */
+  freeze(): void
   /**
    * Starts it again and waits until it accepts connections: empty without `dir`; with `dir`, from the append-only
    * file kept there (fsynced before every reply), so what it acknowledged survives a SIGKILL.
@@ -55,6 +57,9 @@ export async function privateRedis(t: Teardown, started = true, dir?: string): P
       const exited = new Promise((resolve) => running.once('exit', resolve))
       running.kill('SIGKILL')
       await exited
+    },
+    freeze() {
+      child?.kill('SIGSTOP')
     },
     async start() {
       const persistence = dir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
