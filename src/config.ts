@@ -58,7 +58,7 @@ const RateLimitsSchema = v.pipe(
   v.string(),
   v.trim(),
   v.check(
-    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc|info|safety)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc|info|safety)=\d+\/\d+\s*)*$/.test(s),
+    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)*$/.test(s),
     'RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
   ),
   v.transform((s): RateLimits | null => {
@@ -79,7 +79,7 @@ export interface RateLimit {
   seconds: number
 }
 
-/** The four limited routes of the spec, and info and safety (their own budgets, the log's numbers by default). */
+/** The four limited routes of the spec, info and safety (the log's numbers by default), push subscriptions and players. */
 export interface RateLimits {
   bind: RateLimit
   log: RateLimit
@@ -87,6 +87,8 @@ export interface RateLimits {
   rpc: RateLimit
   info: RateLimit
   safety: RateLimit
+  push: RateLimit
+  players: RateLimit
 }
 
 /** The spec's limits (Limits table). */
@@ -97,6 +99,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   rpc: { points: 100, seconds: 10 },
   info: { points: 30, seconds: 60 },
   safety: { points: 30, seconds: 60 },
+  push: { points: 60, seconds: 60 },
+  players: { points: 60, seconds: 60 },
 })
 
 const EnvEntries = v.object({
@@ -152,6 +156,13 @@ const EnvEntries = v.object({
   SAFETY_UNSAFE_INFRACTIONS: v.optional(intString('SAFETY_UNSAFE_INFRACTIONS', 0, 100000), '3'),
   NODE_ENV: v.optional(v.pipe(v.string(), v.trim()), ''),
   SANDBOX: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['on', 'off', 'auto'], 'SANDBOX must be on, off or auto')), 'auto'),
+  // Required once a push target exists (checked by `push add` and by the worker's push consumer at start, which see MySQL).
+  PUSH_SECRET: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 32, 'PUSH_SECRET must be at least 32 characters (openssl rand -hex 32 makes one)')), ''),
+  OPEN_CLOUD_API: v.optional(urlString('OPEN_CLOUD_API', ['http:', 'https:']), 'https://apis.roblox.com'),
+  PUSH_WINDOW_MS: v.optional(intString('PUSH_WINDOW_MS', 100, 10000), '1000'),
+  PUSH_SUBSCRIPTION_SECONDS: v.optional(intString('PUSH_SUBSCRIPTION_SECONDS', 10, 3600), '120'),
+  // Roblox allows 5,000 publishes per minute per key owner (every key of that user or group together).
+  PUSH_PUBLISHES_PER_MINUTE: v.optional(intString('PUSH_PUBLISHES_PER_MINUTE', 1, 5000), '5000'),
 })
 
 type DestinationVariable = 'LOG_DESTINATION_SERVER' | 'LOG_DESTINATION_INGAME' | 'LOG_DESTINATION_MODERATION'
@@ -260,6 +271,16 @@ export type Config = Readonly<{
   production: boolean
   /** SANDBOX: `on` runs serve against the sandbox on purpose, `off` never, `auto` only without DISCORD_TOKEN outside production. */
   sandbox: 'on' | 'off' | 'auto'
+  /** Secret the Open Cloud keys of push targets are encrypted with ('' when unset: push targets cannot be added or used). */
+  pushSecret: string
+  /** Base of Roblox's Open Cloud API (messaging), without a trailing slash. */
+  openCloudApi: string
+  /** The publisher's coalescing window: changes within one window share a message. */
+  pushWindowMs: number
+  /** Life of a push subscription unless renewed (the `expires_in` of its answer). */
+  pushSubscriptionSeconds: number
+  /** Publishes per minute over every universe (Roblox's per-owner limit is 5,000). */
+  pushPublishesPerMinute: number
 }>
 
 /** Result of reading an environment: the config, or every problem found. */
@@ -334,6 +355,11 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       safetyUnsafeInfractions: o.SAFETY_UNSAFE_INFRACTIONS,
       production: o.NODE_ENV === 'production',
       sandbox: o.SANDBOX,
+      pushSecret: o.PUSH_SECRET,
+      openCloudApi: o.OPEN_CLOUD_API.replace(/\/+$/, ''),
+      pushWindowMs: o.PUSH_WINDOW_MS,
+      pushSubscriptionSeconds: o.PUSH_SUBSCRIPTION_SECONDS,
+      pushPublishesPerMinute: o.PUSH_PUBLISHES_PER_MINUTE,
     }),
   }
 }

@@ -216,6 +216,7 @@ for (const part of PARTS.filter((p) => p.when)) {
       DISCORD_TOKEN: 'sandbox-token',
       DISCORD_API: `${sandboxUrl}/api`,
       ROBLOX_USERS_API: `${sandboxUrl}/roblox`,
+      OPEN_CLOUD_API: `${sandboxUrl}/open-cloud`,
       GUILD_WHITELIST: [...config.guildWhitelist, state.defaultGuildId].join(','),
       STAFF_ROLE_ID: config.staffRoleId === '' ? state.staffRoleId : config.staffRoleId,
       // The sandbox guild is where its staff act; staff guilds configured besides it keep working.

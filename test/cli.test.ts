@@ -147,7 +147,7 @@ t.test('a process command hands over to its entry with its arguments', async (t)
 
 t.test('a refused top-level line exits 2 with nothing on stdout: unknown flag, command or subcommand', async (t) => {
   const top = 'run `presence-link --help` for the commands\n'
-  const keys = 'error: keys takes create --name NAME, list, or revoke NAME\nrun `presence-link keys --help` for details\n'
+  const keys = 'error: keys takes create --name NAME, list, revoke NAME, or usage [--since 1h|24h]\nrun `presence-link keys --help` for details\n'
   const cases: Array<[string[], string]> = [
     [['--bogus'], `error: unknown flag --bogus\n${top}`],
     [['bogus'], `error: unknown command bogus\n${top}`],

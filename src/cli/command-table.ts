@@ -10,6 +10,7 @@ import { adminCommand, type Command, type CommandGroup } from './command.js'
 const admin = () => import('./admin-commands.js')
 const delivery = () => import('./delivery-commands.js')
 const jobs = () => import('./jobs-commands.js')
+const push = () => import('./push-commands.js')
 
 /** `presence-link sandbox`, typed for `src/sandbox.ts`, which parses its own arguments when run directly. */
 export const SANDBOX_COMMAND = {
@@ -49,6 +50,49 @@ const KEYS: CommandGroup = {
       summary: 'revoke the active key of that name; every front refuses it at once',
       args: { positionals: [{ name: 'NAME', summary: 'name of the key' }] },
       run: async (ctx, { positionals: [name] }) => (await admin()).revokeKeyCommand(ctx, name),
+    }),
+    adminCommand({
+      name: 'usage',
+      summary: 'requests per key, route and status over the last hour or day (429s included)',
+      args: { flags: { since: { type: 'string', value: '1h|24h', default: '1h', summary: 'the window: the last hour (1h) or day (24h)' } } },
+      run: async (ctx, { flags }) => (await import('./usage-commands.js')).keysUsageCommand(ctx, flags.since),
+    }),
+  ],
+}
+
+const PUSH_TARGET_FLAGS = {
+  key: { type: 'string', value: 'NAME', required: true, summary: 'name of one of our API keys (keys list)' },
+  universe: { type: 'string', value: 'ID', required: true, summary: 'Roblox universe id (Creator Dashboard, Copy Universe ID)' },
+} as const
+
+const PUSH: CommandGroup = {
+  kind: 'group',
+  name: 'push',
+  summary: 'push into live Roblox servers through Open Cloud messaging',
+  commands: [
+    adminCommand({
+      name: 'add',
+      summary: "attach a universe and its Open Cloud key (scope universe-messaging-service:publish) to an API key; again to replace the key",
+      args: {
+        flags: {
+          ...PUSH_TARGET_FLAGS,
+          'open-cloud-key-file': { type: 'string', value: 'PATH', required: true, summary: 'file holding the Open Cloud API key (stored encrypted with PUSH_SECRET, never printed)' },
+        },
+      },
+      run: async (ctx, { flags }) => (await push()).pushAddCommand(ctx, flags),
+    }),
+    adminCommand({ name: 'list', summary: 'every push target: API key, universe, the Open Cloud key masked', args: {}, run: async (ctx) => (await push()).pushListCommand(ctx) }),
+    adminCommand({
+      name: 'remove',
+      summary: 'detach a universe from an API key: its servers get 404 push_target_not_found',
+      args: { flags: PUSH_TARGET_FLAGS },
+      run: async (ctx, { flags }) => (await push()).pushRemoveCommand(ctx, flags),
+    }),
+    adminCommand({
+      name: 'test',
+      summary: 'publish a test message with the stored key and say what Roblox answered',
+      args: { flags: PUSH_TARGET_FLAGS },
+      run: async (ctx, { flags }) => (await push()).pushTestCommand(ctx, flags),
     }),
   ],
 }
@@ -230,14 +274,15 @@ export const COMMANDS: readonly Command[] = [
   {
     kind: 'process',
     name: 'worker',
-    summary: 'queue consumers and delivery to Discord',
-    args: { positionals: [{ name: 'CONSUMER', optional: true, repeats: true, summary: 'bind, log, audit or delivery; all of them when none is named' }] },
+    summary: 'queue consumers, delivery to Discord and push to Roblox',
+    args: { positionals: [{ name: 'CONSUMER', optional: true, repeats: true, summary: 'bind, log, audit, delivery or push; all of them when none is named' }] },
     entry: new URL('../../workers/worker.js', import.meta.url),
   },
   { kind: 'process', name: 'gateway', summary: 'the Discord gateway for SHARD_IDS of SHARD_COUNT', args: {}, entry: new URL('../gateway.js', import.meta.url) },
   { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url) },
   adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
   KEYS,
+  PUSH,
   CODES,
   GUILDS,
   DESTINATIONS,

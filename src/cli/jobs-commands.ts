@@ -9,8 +9,11 @@ import { runCommand } from './dispatch.js'
 /** Every queue, in the order the commands go through them. */
 export const JOB_QUEUES: readonly QueueName[] = Object.values(QueueName)
 
-/** Said above the result when `--queue` names a consumer that reads no queue (delivery). */
+/** Said above the result when `--queue` names a consumer that reads no queue (delivery, push). */
 function noQueueNote(name: string): string {
+  if (name === 'push') {
+    return 'note: push reads no queue: it publishes changed blocks to Open Cloud messaging; its failures are in the worker\'s log and presence_link_push_failures_total'
+  }
   return `note: ${name} reads no queue: it posts stored log entries; \`presence-link destinations list\` counts those that failed and \`presence-link logs replay\` sends them again`
 }
 

@@ -17,6 +17,7 @@ import { failureKind } from '../queue/model/failure-kind.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
 import type { RateLimitCheck } from '../redis/rate-limits.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
+import type { UsageRecorder } from '../redis/key-usage.js'
 import { createAdmission } from './admission.js'
 import type { ClientIpResolver } from './client-ip.js'
 import type { FrontObserver } from './front-observer.js'
@@ -55,6 +56,8 @@ export interface PipelineDeps {
   /** False while the Redis connections are down: API routes then answer 503 at once instead of trying. */
   redisUp?(): boolean
   observer?: FrontObserver
+  /** Counts requests per API key, route and status for `keys usage` (redis/key-usage.ts). */
+  usage?: Pick<UsageRecorder, 'record'>
 }
 
 /** A built pipeline: the kit for route families, their router over a server, and the server's last-resort handlers. */
@@ -90,6 +93,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
+    if (ctx.keyName !== undefined) {
+      observer?.keyRequest?.(ctx.keyName, ctx.route, reply.status)
+      deps.usage?.record(ctx.keyName, ctx.route, reply.status)
+    }
     // A 503 while Redis is down is expected: the outage itself is logged once, not once per request at error level.
     if (reply.status >= 500 && reply.error !== ErrorCode.ServiceUnavailable) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
     else if (reply.status >= 400 || ctx.route === 'bind' || ctx.route === 'log') {
@@ -198,7 +205,16 @@ function createKit(deps: PipelineDeps): RouteKit {
     readJson: (req) => readJson(req, deps.config.bodyTimeoutMs),
     async keyed(route, req, ctx) {
       const rejected = await kit.limited(route, ctx)
-      return rejected !== null ? { ok: false, reply: rejected } : kit.authorize(req)
+      if (rejected !== null) {
+        // A game developer reads their 429s per key (keys usage): a valid key is still named on the refusal. A failing
+        // check only loses that attribution, never the 429.
+        const check = await deps.verifyKey(req.headers.authorization).catch(() => null)
+        if (check?.ok === true) ctx.keyName = check.name
+        return { ok: false, reply: rejected }
+      }
+      const auth = await kit.authorize(req)
+      if (auth.ok) ctx.keyName = auth.keyName
+      return auth
     },
     async readBody(req, schema) {
       const body = await kit.readJson(req)

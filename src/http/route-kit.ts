@@ -34,6 +34,8 @@ export interface RequestCtx {
   text: boolean
   /** RateLimit-* headers of the route's limit, set by the rate-limit check and added to whatever the reply is. */
   limitHeaders?: Record<string, string>
+  /** The name of the valid API key the request presented (set by `keyed`), for usage per key. */
+  keyName?: string
 }
 
 /** A route's handler: a reply for every request (a throw is mapped to 500 or 503 by the pipeline). */

@@ -2,7 +2,8 @@
  * The HTTP front: the server (hyper-express 6 on uWS, the one other file besides pipeline.ts that knows it), its route
  * families (src/http/routes/, one file each) registered through the pipeline, and the not-found and error handlers.
  * It reads only Redis (lookups, rate limits, keys) and hands writes to BullMQ; it never touches MySQL on a request
- * path, except the info and safety routes (routes/staff.ts), which read infractions and the watchlist there.
+ * path, except the info and safety routes (routes/staff.ts), which read infractions and the watchlist there, the
+ * players route (a returning player's codes) and the push subscriptions (whether the key has a push target).
  */
 import HyperExpress from 'hyper-express'
 import type { BindJob, BindJobResult, LogJob } from '../queue/model/jobs.js'
@@ -12,6 +13,8 @@ import * as bind from './routes/bind.js'
 import * as blocks from './routes/blocks.js'
 import * as health from './routes/health.js'
 import * as log from './routes/log.js'
+import * as players from './routes/players.js'
+import * as push from './routes/push.js'
 import * as sse from './routes/sse.js'
 import * as staff from './routes/staff.js'
 import * as ws from './routes/ws.js'
@@ -34,6 +37,10 @@ export interface FrontDeps extends PipelineDeps {
   staff?: staff.StaffDeps
   /** The stream hub and its hooks; without them the stream routes are not served. */
   streams?: StreamDeps
+  /** Push subscriptions (targets in MySQL, subscriptions in Redis); without them the route is not served. */
+  push?: push.PushDeps
+  /** The returning-player lookup (MySQL); without it the route is not served. */
+  players?: players.PlayersDeps
 }
 
 /** A built front, as its runtime sees it: listen, close, and the port it listens on. */
@@ -61,6 +68,8 @@ export function createFrontApp(deps: FrontDeps): FrontServer {
   bind.register(app, kit, deps)
   log.register(app, kit, deps)
   if (deps.staff !== undefined) staff.register(app, kit, { ...deps.staff, submitLog: deps.submitLog, log: deps.log })
+  if (deps.push !== undefined) push.register(app, kit, deps.push)
+  if (deps.players !== undefined) players.register(app, kit, deps.players)
   health.register(app, kit, deps)
 
   server.set_not_found_handler(pipeline.notFound)

@@ -8,6 +8,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../lib/logger.js'
 import { parseStreamView, streamOpenRefusal, subscriptionRefusal, type StreamView } from '../streams/model/stream-protocol.js'
 import type { StreamHub } from '../streams/stream-hub.js'
+import { createStreamHeartbeats } from '../streams/stream-heartbeats.js'
 import type { StreamKind, StreamObserver } from './front-observer.js'
 import { ErrorCode } from './model/error-codes.js'
 import { textError, type Reply } from './respond.js'
@@ -64,12 +65,8 @@ export function createStreamOpening(config: Config, log: Logger, kit: RouteKit, 
   const { hub, observer } = deps
   const perClient = new Map<string, number>()
   let workerSubscriptions = 0
-  const open = new Set<OpenStream>()
-
-  const heartbeat = setInterval(() => {
-    for (const stream of open) stream.heartbeat()
-  }, config.streamHeartbeatMs)
-  heartbeat.unref()
+  // Every open stream, with its heartbeat spread over the interval (a round over all of them at once held the loop).
+  const open = createStreamHeartbeats<OpenStream>(config.streamHeartbeatMs)
 
   const opening: StreamOpening = {
     config,
@@ -109,7 +106,7 @@ export function createStreamOpening(config: Config, log: Logger, kit: RouteKit, 
       observer?.opened?.(kind)
     },
     closed(kind, client, stream, subscriptions) {
-      open.delete(stream)
+      open.remove(stream)
       workerSubscriptions -= subscriptions
       const left = (perClient.get(client) ?? 1) - 1
       if (left <= 0) perClient.delete(client)
@@ -122,8 +119,8 @@ export function createStreamOpening(config: Config, log: Logger, kit: RouteKit, 
     slowConsumerMessage: () =>
       `this stream was closed: more than ${config.streamMaxBufferedBytes} bytes were waiting to be sent (the client stopped reading); reconnect`,
     closeAll() {
-      clearInterval(heartbeat)
-      for (const stream of [...open]) stream.end()
+      open.stop()
+      for (const stream of open.streams()) stream.end()
     },
   }
   deps.registerClose?.(opening.closeAll)

@@ -14,6 +14,10 @@ const REDACT = [
   'token',
   'config.apiKey',
   'config.discordToken',
+  'config.pushSecret',
+  'pushSecret',
+  'openCloudKey',
+  'headers["x-api-key"]',
 ]
 
 /**

@@ -57,6 +57,11 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   safetyUnsafeInfractions: ['SAFETY_UNSAFE_INFRACTIONS', 'SAFETY_REVIEW_INFRACTIONS'],
   production: ['NODE_ENV'],
   sandbox: ['SANDBOX'],
+  pushSecret: ['PUSH_SECRET'],
+  openCloudApi: ['OPEN_CLOUD_API'],
+  pushWindowMs: ['PUSH_WINDOW_MS'],
+  pushSubscriptionSeconds: ['PUSH_SUBSCRIPTION_SECONDS'],
+  pushPublishesPerMinute: ['PUSH_PUBLISHES_PER_MINUTE'],
 })
 
 /** The processes docker-compose.yml runs, by compose service name. */
@@ -68,10 +73,12 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
     'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
     'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
     'streamHeartbeatMs', 'streamMaxBufferedBytes', 'streamMaxCodes', 'streamMaxPerClient', 'streamMaxSubscriptions', 'unknownCodeBudget', 'nearCacheEntries',
+    'pushSubscriptionSeconds',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
     'logLevel', 'redisPrefix', 'redisUrl', 'robloxUsersApi', 'workerMetricsPort',
+    'nearCacheEntries', 'openCloudApi', 'pushPublishesPerMinute', 'pushSecret', 'pushSubscriptionSeconds', 'pushWindowMs',
   ],
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',

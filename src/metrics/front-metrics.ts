@@ -10,6 +10,8 @@ import {
   ERROR_CODES,
   labelValue,
   LIMITED_ROUTES,
+  MAX_KEY_LABELS,
+  OTHER,
   Metric,
   ROUTES,
   statusLabel,
@@ -30,6 +32,8 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
   const misses = counterOf(registry, Metric.nearCacheMisses)
   const evictions = counterOf(registry, Metric.nearCacheEvictions)
   const feedLag = histogramOf(registry, Metric.feedLag)
+  const keyRequests = counterOf(registry, Metric.keyRequests)
+  const keyLabels = new Set<string>()
   let readPath: (() => ReadPathState) | undefined
   gaugeOf(registry, Metric.nearCacheEntries, (gauge) => gauge.set(readPath?.().entries ?? 0))
   gaugeOf(registry, Metric.feedLive, (gauge) => gauge.set(readPath?.().feedLive === true ? 1 : 0))
@@ -58,6 +62,10 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
     },
     bindOutcome(status) {
       binds.inc({ status: labelValue(BIND_OUTCOMES, status) })
+    },
+    keyRequest(key, route, status) {
+      if (!keyLabels.has(key) && keyLabels.size < MAX_KEY_LABELS) keyLabels.add(key)
+      keyRequests.inc({ key: keyLabels.has(key) ? key : OTHER, route: labelValue(ROUTES, route), status: statusLabel(status) })
     },
     nearCache(hit, miss) {
       if (hit > 0) hits.inc(hit)

@@ -17,9 +17,10 @@ export type MetricKind = 'counter' | 'gauge' | 'histogram'
 
 /**
  * Which process registers a metric; `front-primary` is the front's node:cluster primary (its own registry, served
- * beside its workers' aggregated metrics); `delivery` is the delivery consumer, wherever it runs; `every` is every part.
+ * beside its workers' aggregated metrics); `delivery` is the delivery consumer and `push` the push publisher, wherever
+ * they run (a worker); `every` is every part.
  */
-export type MetricProcess = 'front' | 'front-primary' | 'worker' | 'gateway' | 'delivery' | 'every'
+export type MetricProcess = 'front' | 'front-primary' | 'worker' | 'gateway' | 'delivery' | 'push' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -42,6 +43,9 @@ export const CODES_PER_REQUEST_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200] as cons
 
 /** Change feed lag buckets in seconds: 250 µs (same host) to 5 s (a stalled subscriber or clock skew). */
 export const FEED_LAG_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
+
+/** Push lag buckets in seconds: a change written to Open Cloud's answer, 1 s window included (target p99 under 1.5 s). */
+export const PUSH_LAG_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 5, 10, 30, 60] as const
 
 const spec = <L extends string>(s: MetricSpec<L>): MetricSpec<L> => s
 
@@ -268,6 +272,63 @@ export const Metric = {
     labels: [],
     process: 'front-primary',
   }),
+  keyRequests: spec({
+    name: 'presence_link_key_requests_total',
+    help: 'Requests that presented a valid API key, by key name, route and status code (429s before the key check are counted when the key is valid); at most MAX_KEY_LABELS key names per process, the rest as other.',
+    kind: 'counter',
+    labels: ['key', 'route', 'status'],
+    process: 'front',
+  }),
+  pushPublished: spec({
+    name: 'presence_link_push_published_total',
+    help: 'Messages Open Cloud accepted, by kind (blocks: the changed blocks; codes: the changed codes only, when the blocks did not fit 1 kB).',
+    kind: 'counter',
+    labels: ['kind'],
+    process: 'push',
+  }),
+  pushCoalesced: spec({
+    name: 'presence_link_push_coalesced_total',
+    help: 'Block changes that did not cost a message of their own: merged with a later change of the same code, or sent in a message with others.',
+    kind: 'counter',
+    labels: [],
+    process: 'push',
+  }),
+  pushDropped: spec({
+    name: 'presence_link_push_dropped_total',
+    help: 'Block changes given up, by reason (refused: Open Cloud refused the message; no_target: the universe has no usable Open Cloud key).',
+    kind: 'counter',
+    labels: ['reason'],
+    process: 'push',
+  }),
+  pushFailures: spec({
+    name: 'presence_link_push_failures_total',
+    help: 'Publishes that failed, by reason (rate_limited: a 429, waited out; server_error: 5xx and network: no answer, retried with backoff; refused: another 4xx).',
+    kind: 'counter',
+    labels: ['reason'],
+    process: 'push',
+  }),
+  pushLag: spec({
+    name: 'presence_link_push_lag_seconds',
+    help: 'Time from the write of the oldest change a message carries (the writer\'s clock) to Open Cloud accepting the message.',
+    kind: 'histogram',
+    labels: [],
+    process: 'push',
+    buckets: PUSH_LAG_BUCKETS,
+  }),
+  pushUniverses: spec({
+    name: 'presence_link_push_universes',
+    help: 'Universes whose pushes this process leads (holds the lease of), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'push',
+  }),
+  pushPending: spec({
+    name: 'presence_link_push_pending_codes',
+    help: 'Changed codes waiting to be published (held back by a budget or a backoff), read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'push',
+  }),
   feedLive: spec({
     name: 'presence_link_feed_live',
     help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
@@ -323,6 +384,18 @@ export const DELIVERY_RESULTS = ['sent', 'rate_limited', 'failed', 'disabled'] a
 
 /** One delivery result. */
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
+
+/** Kinds of push message (the label `kind` of the published metric). */
+export const PUSH_KINDS = ['blocks', 'codes'] as const
+
+/** Why push changes were dropped (the label `reason`). */
+export const PUSH_DROP_REASONS = ['refused', 'no_target'] as const
+
+/** Why a publish failed (the label `reason`). */
+export const PUSH_FAILURE_REASONS = ['rate_limited', 'server_error', 'network', 'refused'] as const
+
+/** Distinct API key names one process labels; further names are counted as `other` (keys are few, but names are the operator's). */
+export const MAX_KEY_LABELS = 50
 
 /** Dependencies a readiness check looks at (the label `dependency`). */
 export const DEPENDENCIES = ['redis', 'mysql', 'discord'] as const

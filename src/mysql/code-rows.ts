@@ -56,6 +56,19 @@ export async function findLiveCodeOfUser(db: Db, chatUserId: string, forUpdate =
   return row === undefined ? undefined : toRecord(row)
 }
 
+/** The codes bound to a game account (revoked ones left out), most recently linked first: the returning-player lookup. */
+export async function findCodesOfPlatformUser(db: Db, platformUserId: string): Promise<StoredCode[]> {
+  const rows = await db
+    .selectFrom('codes')
+    .select(COLUMNS)
+    .where('platform_user_id', '=', platformUserId)
+    .where('state', '<>', 'revoked')
+    .orderBy('bound_at', 'desc')
+    .orderBy('code')
+    .execute()
+  return rows.map(toRecord)
+}
+
 /** Every code (revoked ones too: the copy keeps them as tombstones), in pages in code order, for rebuilds and sweeps. */
 export async function* listAllCodes(db: Db, pageSize = 5000): AsyncGenerator<StoredCode[]> {
   let after = ''

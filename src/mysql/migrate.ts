@@ -5,6 +5,7 @@ import * as guildWhitelist from './migrations/0002-guild-whitelist.js'
 import * as deliverySafety from './migrations/0003-delivery-safety.js'
 import * as infractionPardons from './migrations/0004-infraction-pardons.js'
 import * as copyVersions from './migrations/0005-copy-versions.js'
+import * as pushTargets from './migrations/0006-push-targets.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0003-delivery-safety': deliverySafety,
   '0004-infraction-pardons': infractionPardons,
   '0005-copy-versions': copyVersions,
+  '0006-push-targets': pushTargets,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

@@ -107,6 +107,20 @@ export interface GuildWhitelistTable {
   added_at: CreatedAt
 }
 
+/** `push_targets`: a universe attached to one of our API keys, with its Open Cloud key sealed (0006). */
+export interface PushTargetsTable {
+  api_key_id: string
+  /** BIGINT UNSIGNED: read as a string. */
+  universe_id: ColumnType<string, number | string, never>
+  key_ciphertext: Buffer
+  key_nonce: Buffer
+  key_tag: Buffer
+  key_hint: string
+  added_by: string
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, never, Date | RawBuilder<Date>>
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Database {
   guild_whitelist: GuildWhitelistTable
@@ -116,6 +130,7 @@ export interface Database {
   infractions: InfractionsTable
   log_destinations: LogDestinationsTable
   watchlist: WatchlistTable
+  push_targets: PushTargetsTable
 }
 
 /** A Kysely instance or an open transaction on it: what the rows functions run their queries on. */

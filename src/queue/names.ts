@@ -35,6 +35,7 @@ export const CONSUMER_QUEUES = {
   log: [QueueName.Log],
   audit: [QueueName.Audit],
   delivery: [],
+  push: [],
   gateway: [QueueName.Notify],
 } as const satisfies Record<string, readonly QueueName[]>
 

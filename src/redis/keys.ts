@@ -14,12 +14,19 @@
  * | `{p}:guilds` | set | ids of guilds whitelisted through `presence-link guilds add` (GUILD_WHITELIST adds to it in memory) | guilds CLI; rebuilt from MySQL at gateway start (guild-set.ts) | gateway (audit events, guild-set.ts) |
  * | `{p}:guilds:env` | string | JSON `{guilds, shards, shardCount, at}`: the GUILD_WHITELIST (held in memory) of the last gateway to start, its SHARD_IDS and start time (gateway-whitelist.ts) | gateway at start | `guilds list` CLI |
  * | `{p}:msg:{message id}` | string, TTL = MESSAGE_RETENTION_DAYS | JSON `{c: content, a: author id, n: author name, ch: channel id}` of a recent message in a whitelisted guild | gateway on MESSAGE_CREATE/UPDATE (message-cache.ts) | gateway on MESSAGE_UPDATE/DELETE (what was said) |
- * | `{p}:rl:{route}:{client}` | rate-limiter-flexible | points used in the current window; `{client}` is an IPv4 address or an IPv6 /64 (http/model/client-key.ts) | front (rate-limits.ts) | front |
+ * | `{p}:rl:{route}:{client}` | string (integer), PX = rest of the window | requests counted in the client's current fixed window of that route (the window starts with its first request; the layout rate-limiter-flexible used, so both count together during an upgrade); refused requests a front answers from memory are not counted, which changes nothing a client sees; `{client}` is an IPv4 address or an IPv6 /64 (http/model/client-key.ts) | front (rate-limits.ts: scripts/rate-limit-spend.lua, many clients per call) | front; lost on purpose when Redis restarts empty (every client starts a fresh window) |
  * | `{p}:unknown:{client}` | set, PX = rest of a 1 h window started by the client's first unknown code | the distinct unknown codes (not found, or issued but not linked) one client asked for in callbacks/rpc; `{client}` is an IPv4 address or an IPv6 /64 (http/model/client-key.ts); at most UNKNOWN_CODE_BUDGET members | front (unknown-code-budget.ts: scripts/unknown-code-budget.lua) | front |
  * | `{p}:unknown:{client}:hit` | string `1`, PX = rest of that window | set by the window's first refusal, so the metric counts each client once per window | front (same script) | front |
  * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (delivery-lease.ts: scripts/lease-*.lua compare-and-set) | delivery consumers |
  * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer (delivery-rate-gate.ts: scripts/rate-gate-take.lua) | delivery consumer |
  * | `{p}:idem:{job id}` | string, EX IDEMPOTENCY_WINDOW_SECONDS (1 h) | fingerprint (sha256, base64url) of the log event first sent with an Idempotency-Key; the job id is `idem-` + sha256 of (API key id, key) (queue/log-idempotency.ts) | front (idempotency-keys.ts, SET NX GET) | front (a reuse with another event is refused) |
+ * | `{p}:push:subs:{universe}` | hash, PX = its longest subscription's life | one field per game server subscribed to pushes for that Roblox universe: field `KEYID|SERVERID` (our API key's id, the server's JobId), value `EXPIRESMS|CODE,CODE,...` (push/model/subscription.ts; expiry by Redis's clock, PUSH_SUBSCRIPTION_SECONDS after the last call); lapsed fields are removed by whoever reads them | front (push-subscriptions.ts: scripts/push-subscribe.lua) | push publisher (scripts/push-subscriptions-read.lua) |
+ * | `{p}:push:universes` | sorted set | member = universe id, score = the latest expiry (Redis ms) of its subscriptions: which universes have live servers | front (push-subscribe.lua, ZADD GT) | push publisher (scripts/push-universes.lua, which drops lapsed members) |
+ * | `{p}:push:lease:{universe}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one publisher that publishes this universe's changes (so two workers never send a change twice) | push publisher (delivery-lease.ts: scripts/lease-*.lua) | push publishers |
+ * | `{p}:push:sent:{universe}` | hash, PX = 2 × PUSH_SUBSCRIPTION_SECONDS after the last write | field = CODE, value = digest (sha1, base64url, 12 characters) of the callbacks block servers were last told of, or saw when they subscribed: only a block that differs from it is published, and a publisher taking the lease over carries on from it | push publisher (push-sent-blocks.ts) | push publisher |
+ * | `{p}:push:rate:{universe}` | sorted set, PX 60 s | one member per message published to that universe in the last minute, score = Redis time in ms (the universe's budget, push/model/publish-budget.ts) | push publisher (scripts/rate-gate-take.lua) | push publisher |
+ * | `{p}:push:rate` | sorted set, PX 60 s | one member per Open Cloud publish of the last minute, every universe together (PUSH_PUBLISHES_PER_MINUTE) | push publisher (scripts/rate-gate-take.lua) | push publisher |
+ * | `{p}:usage:{minute}` | hash, EX 25 h | requests of one minute (epoch minute, the front's clock) per API key: field `KEYNAME|ROUTE|STATUS`, value = count | front (key-usage.ts, batched each second) | `keys usage` CLI |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers (queue/) | workers, gateway (queue/) |
  */
 
@@ -44,6 +51,13 @@ export interface RedisKeys {
   readonly unknownCodes: (client: string) => string
   readonly unknownCodesHit: (client: string) => string
   readonly idempotency: (jobId: string) => string
+  readonly pushSubscriptions: (universe: number) => string
+  readonly pushUniverses: string
+  readonly pushLease: (universe: number) => string
+  readonly pushSent: (universe: number) => string
+  readonly pushUniverseRate: (universe: number) => string
+  readonly pushRate: string
+  readonly usage: (minute: number) => string
 }
 
 /** Builds every key for a prefix. */
@@ -68,5 +82,12 @@ export function createRedisKeys(prefix: string): RedisKeys {
     unknownCodes: (client: string) => `${prefix}:unknown:${client}`,
     unknownCodesHit: (client: string) => `${prefix}:unknown:${client}:hit`,
     idempotency: (jobId: string) => `${prefix}:idem:${jobId}`,
+    pushSubscriptions: (universe: number) => `${prefix}:push:subs:${universe}`,
+    pushUniverses: `${prefix}:push:universes`,
+    pushLease: (universe: number) => `${prefix}:push:lease:${universe}`,
+    pushSent: (universe: number) => `${prefix}:push:sent:${universe}`,
+    pushUniverseRate: (universe: number) => `${prefix}:push:rate:${universe}`,
+    pushRate: `${prefix}:push:rate`,
+    usage: (minute: number) => `${prefix}:usage:${minute}`,
   })
 }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Redis } from 'ioredis'
 
-/** Number of KEYS each script takes; the rest of a call's arguments are its ARGV. */
+/** Number of KEYS each script takes (null: as many as the call passes); the rest of a call's arguments are its ARGV. */
 const KEY_COUNT = {
   'api-key-put': 1,
   'code-put': 3,
@@ -18,10 +18,14 @@ const KEY_COUNT = {
   'lease-acquire': 1,
   'lease-renew': 1,
   'lease-release': 1,
+  'push-subscribe': 2,
+  'push-subscriptions-read': 1,
+  'push-universes': 1,
   'rate-gate-take': 1,
+  'rate-limit-spend': null,
   'shard-mark': 1,
   'unknown-code-budget': 2,
-} as const
+} satisfies Record<string, number | null>
 
 /** The name of a script under scripts/. */
 export type LuaScriptName = keyof typeof KEY_COUNT
@@ -77,7 +81,9 @@ export type LuaCommand = (keys: readonly string[], args: ReadonlyArray<string | 
 export function luaCommand(redis: Redis, name: LuaScriptName): LuaCommand {
   const command = `presenceLink_${name.replace(/-/g, '_')}`
   const commands = redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>
-  if (typeof commands[command] !== 'function') redis.defineCommand(command, { numberOfKeys: KEY_COUNT[name], lua: luaSource(name) })
+  const keyCount: number | null = KEY_COUNT[name]
+  // Without numberOfKeys, ioredis takes the key count as the call's first argument.
+  if (typeof commands[command] !== 'function') redis.defineCommand(command, keyCount === null ? { lua: luaSource(name) } : { numberOfKeys: keyCount, lua: luaSource(name) })
   const run = commands[command]!
-  return (keys, args) => run.call(redis, ...keys, ...args)
+  return keyCount === null ? (keys, args) => run.call(redis, keys.length, ...keys, ...args) : (keys, args) => run.call(redis, ...keys, ...args)
 }

@@ -1,61 +1,227 @@
 /**
- * Per-client rate limits (IPv4 address, IPv6 /64) counted in Redis (rate-limiter-flexible on ioredis), so every front process and machine shares
- * one budget per client. The front receives only the consume function.
+ * Per-client rate limits (IPv4 address, IPv6 /64) counted in Redis, so every front process and machine shares one
+ * budget per client and route. The front receives only the check function.
+ *
+ * No request waits for a round trip of its own. A front answers alone what it knows (model/rate-limit-windows.ts):
+ * a client that has spent its budget is refused until its window ends, and a client for whom it holds a spare (one
+ * point already counted in Redis) is answered at once, the spare spent and a new one asked for. Every other request
+ * is counted in Redis with the others that arrive while the front's previous batch is on its way (or within one
+ * event-loop turn when none is), in one call of scripts/rate-limit-spend.lua, in arrival order, with the spares asked
+ * for meanwhile. So no front answers more than the budget, and a client whose requests come one at a time, through
+ * one front or in turn through several, is refused at exactly its 101st request. A batch that fails fails each of
+ * its requests (spares asked for are simply not granted); a key that cannot be counted fails only its own request;
+ * while the connection is not ready a request fails at once, without waiting for a batch on its way.
  */
+import { performance } from 'node:perf_hooks'
 import type { Redis } from 'ioredis'
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { RateLimits } from '../config.js'
 import type { RedisKeys } from './keys.js'
+import { luaCommand, type LuaCommand } from './lua-scripts.js'
+import {
+  afterCount,
+  afterSpare,
+  answerLocally,
+  createWindowTable,
+  outcomeOf,
+  spareCeiling,
+  wantsSpare,
+  type KnownWindow,
+  type RateLimitOutcome,
+  type WindowTable,
+} from './model/rate-limit-windows.js'
+
+export type { RateLimitOutcome, RateLimitState } from './model/rate-limit-windows.js'
 
 /** The limited routes. */
 export type LimitedRoute = keyof RateLimits
 
-/** Where a client stands in a route's window, for the RateLimit-* headers (absent when limits are off). */
-export interface RateLimitState {
-  limit: number
-  remaining: number
-  resetSeconds: number
-}
-
-/** Outcome of one check. */
-export type RateLimitOutcome =
-  | { ok: true; state?: RateLimitState }
-  | { ok: false; retryAfterSeconds: number; limit: number; windowSeconds: number; state: RateLimitState }
-
 /** Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, http/model/client-key.ts); throws only when Redis fails. */
 export type RateLimitCheck = (route: LimitedRoute, client: string) => Promise<RateLimitOutcome>
+
+/** Client windows one front process remembers (about 150 bytes each): past it the oldest are forgotten. */
+export const REMEMBERED_WINDOWS = 50_000
+
+/** Most operations in one script call: a larger backlog goes in several calls at once (each call blocks Redis while it runs). */
+export const MAX_BATCH = 500
+
+/** Options of a limiter (the defaults are the service's). */
+export interface RateLimiterOptions {
+  /** Client windows remembered (REMEMBERED_WINDOWS). */
+  rememberedWindows?: number
+  /** Most operations per script call (MAX_BATCH). */
+  maxBatch?: number
+  /** Takes spares (true); false counts every request in Redis. */
+  spares?: boolean
+}
+
+/** A limiter: the check, and the size of its table of known windows. */
+export interface RateLimiter {
+  check: RateLimitCheck
+  /** Client windows this process remembers now. */
+  remembered(): number
+}
+
+/** One operation of a batch: a request to count (with its waiter), or a spare asked for `window`. */
+interface Op {
+  key: string
+  route: LimitedRoute
+  /** The window as the front knew it when the operation arose (the script then skips PTTL). */
+  known: KnownWindow | undefined
+  /** The request's waiter; absent for a spare. */
+  waiter?: { resolve(outcome: RateLimitOutcome): void; reject(err: unknown): void }
+  /** A queued request answered from a spare that arrived before the request was sent. */
+  done?: boolean
+}
 
 /** Creates the checker; `limits` null means rate limiting is off (benchmarks). */
 export function createRateLimits(redis: Redis, keys: RedisKeys, limits: RateLimits | null): RateLimitCheck {
   if (limits === null) return async () => ({ ok: true })
-  const limiters = new Map<LimitedRoute, RateLimiterRedis>()
-  for (const route of Object.keys(limits) as LimitedRoute[]) {
-    const { points, seconds } = limits[route]
-    limiters.set(
-      route,
-      new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimitPrefix(route), points, duration: seconds, rejectIfRedisNotReady: true }),
-    )
+  return createRateLimiter(redis, keys, limits).check
+}
+
+/** Creates a limiter over `redis` for `limits`. */
+export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLimits, options: RateLimiterOptions = {}): RateLimiter {
+  const table = createWindowTable(options.rememberedWindows ?? REMEMBERED_WINDOWS)
+  const spares = options.spares !== false
+  const send = sendBatch(luaCommand(redis, 'rate-limit-spend'), table, limits)
+  const maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH)
+  const prefixes = new Map<LimitedRoute, string>()
+  for (const route of Object.keys(limits) as LimitedRoute[]) prefixes.set(route, `${keys.rateLimitPrefix(route)}:`)
+
+  let requests: Op[] = []
+  let spareAsks: Op[] = []
+  // The first queued (not yet sent) request of each client: a spare that arrives for it answers it instead.
+  let queuedByKey = new Map<string, Op>()
+  let scheduled = false
+  let onTheWay = false
+  const flush = () => {
+    scheduled = false
+    if (requests.length === 0 && spareAsks.length === 0) return
+    const batch = batchOf(requests, spareAsks)
+    requests = []
+    spareAsks = []
+    queuedByKey = new Map()
+    onTheWay = true
+    const calls: Array<Promise<void>> = []
+    for (let i = 0; i < batch.length; i += maxBatch) calls.push(send(batch.slice(i, i + maxBatch), { afterAnswer, spareArrived }))
+    // What arises meanwhile waits for this batch, then goes together: one call per round trip, however busy.
+    void Promise.all(calls).then(() => {
+      onTheWay = false
+      flush()
+    })
   }
-  const stateOf = (route: LimitedRoute, res: RateLimiterRes): RateLimitState => ({
-    limit: limits[route].points,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
-  })
-  return async (route, client) => {
-    const limiter = limiters.get(route)!
-    try {
-      return { ok: true, state: stateOf(route, await limiter.consume(client, 1)) }
-    } catch (res) {
-      if (res instanceof RateLimiterRes) {
-        return {
-          ok: false,
-          retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-          limit: limits[route].points,
-          windowSeconds: limits[route].seconds,
-          state: stateOf(route, res),
-        }
-      }
-      throw res
+  const schedule = () => {
+    if (!scheduled && !onTheWay) {
+      scheduled = true
+      setImmediate(flush)
     }
+  }
+  // After an answered request: ask for a spare, so the client's next request here is answered at once.
+  const afterAnswer = (key: string, route: LimitedRoute, window: KnownWindow) => {
+    if (!spares || !wantsSpare(window, limits[route]) || redis.status !== 'ready') return
+    window.refilling = true
+    spareAsks.push({ key, route, known: window })
+    schedule()
+  }
+  // A spare granted while a request of that client waits for the next batch answers that request: counting the
+  // request too would leave the spare unspent when the client's next request goes to another front.
+  const spareArrived = (op: Op, window: KnownWindow) => {
+    const waiting = queuedByKey.get(op.key)
+    if (waiting === undefined || waiting.known !== window) return
+    queuedByKey.delete(op.key)
+    waiting.done = true
+    const outcome = answerLocally(window, limits[op.route], performance.now())!
+    waiting.waiter!.resolve(outcome)
+    afterAnswer(op.key, op.route, window)
+  }
+
+  const check: RateLimitCheck = (route, client) => {
+    const key = prefixes.get(route)! + client
+    const now = performance.now()
+    const known = table.get(key, now)
+    if (known !== undefined) {
+      const local = answerLocally(known, limits[route], now)
+      if (local !== undefined) {
+        if (local.ok) afterAnswer(key, route, known)
+        return Promise.resolve(local)
+      }
+    }
+    return new Promise<RateLimitOutcome>((resolve, reject) => {
+      const op: Op = { key, route, known, waiter: { resolve, reject } }
+      // Fail fast as before: while Redis is not ready, ioredis refuses the call at once (no batch to wait behind).
+      if (redis.status !== 'ready') return void send([op], { afterAnswer, spareArrived })
+      requests.push(op)
+      if (!queuedByKey.has(key)) queuedByKey.set(key, op)
+      schedule()
+    })
+  }
+  return { check, remembered: () => table.size }
+}
+
+/**
+ * The operations of one batch: the requests in arrival order, then the spares asked for clients with no request in
+ * it (a spare taken beside a request of the same client would wait unspent while that request is counted).
+ */
+function batchOf(requests: readonly Op[], spareAsks: readonly Op[]): Op[] {
+  const batch = requests.filter((op) => op.done !== true)
+  if (spareAsks.length === 0) return batch
+  const asking = new Set<string>()
+  for (const op of batch) asking.add(op.key)
+  for (const op of spareAsks) {
+    if (asking.has(op.key)) op.known!.refilling = false
+    else batch.push(op)
+  }
+  return batch
+}
+
+/** What the limiter does as answers arrive: ask for the next spare, and give a spare to a request waiting for it. */
+interface Followers {
+  afterAnswer(key: string, route: LimitedRoute, window: KnownWindow): void
+  spareArrived(op: Op, window: KnownWindow): void
+}
+
+/** Sends one batch and settles each of its operations; never rejects. */
+function sendBatch(spend: LuaCommand, table: WindowTable, limits: RateLimits): (batch: readonly Op[], next: Followers) => Promise<void> {
+  return async (batch, next) => {
+    const sentAt = performance.now()
+    const args: number[] = []
+    for (const op of batch) {
+      const windowMs = limits[op.route].seconds * 1000
+      args.push(op.known === undefined ? windowMs : -windowMs, op.waiter === undefined ? spareCeiling(limits[op.route]) : 0)
+    }
+    let reply: unknown[]
+    try {
+      reply = (await spend(batch.map((op) => op.key), args)) as unknown[]
+    } catch (err) {
+      for (const op of batch) {
+        if (op.waiter !== undefined) op.waiter.reject(err)
+        else op.known!.refilling = false
+      }
+      return
+    }
+    const now = performance.now()
+    // Spares are asked for once the whole batch is read, so they see each client's last count.
+    const answered = new Map<string, { route: LimitedRoute; window: KnownWindow }>()
+    for (let i = 0; i < batch.length; i++) {
+      const op = batch[i]!
+      const count = reply[2 * i] as number
+      const left = reply[2 * i + 1] as number | string
+      if (op.waiter === undefined) {
+        afterSpare(op.known!, typeof left === 'string' ? 0 : count, limits[op.route])
+        if (op.known!.spare > 0) next.spareArrived(op, op.known!)
+        continue
+      }
+      if (typeof left === 'string') {
+        op.waiter.reject(new Error(left))
+        continue
+      }
+      const current = table.get(op.key, now)
+      const window = afterCount(current, op.known, count, left, sentAt)
+      if (window !== current) table.set(op.key, window)
+      const outcome = outcomeOf(limits[op.route], count, window.endsAt - now)
+      op.waiter.resolve(outcome)
+      if (outcome.ok) answered.set(op.key, { route: op.route, window })
+    }
+    for (const [key, { route, window }] of answered) next.afterAnswer(key, route, window)
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Starts the named consumers of a worker process: opens its clients and hands them to the queue consumers (their
- * policy and building: src/queue/) and to the delivery consumer (src/delivery/).
+ * policy and building: src/queue/), to the delivery consumer (src/delivery/) and to the push publisher (src/push/).
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
@@ -33,14 +33,27 @@ import type { RedisKeys } from '../redis/keys.js'
 import { watchBull } from '../redis/redis-watch.js'
 import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
-import { buildCodeService } from './services.js'
+import { buildCodeService, buildPushTargets } from './services.js'
+import { createPushMetrics } from '../metrics/push-metrics.js'
+import { PushConfigError } from '../push/push-targets.js'
+import { startPublisher, PUSH_LEASE_MS, type PushMetrics } from '../push/publisher.js'
+import { createOpenCloudPublish } from '../push/open-cloud.js'
+import { createPushRateGates } from '../redis/push-rate-gates.js'
+import { createPushSentBlocks } from '../redis/push-sent-blocks.js'
+import { createPushSubscriptions } from '../redis/push-subscriptions.js'
+import { startReadPath } from '../redis/read-path.js'
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import { keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 
-/** Consumers this module can start: the queue consumers, and `delivery`, which posts stored entries to Discord. */
-export type ConsumerName = JobConsumerName | 'delivery'
+/**
+ * Consumers this module can start: the queue consumers, `delivery`, which posts stored entries to Discord, and `push`,
+ * which publishes changed blocks to live Roblox servers through Open Cloud messaging.
+ */
+export type ConsumerName = JobConsumerName | 'delivery' | 'push'
 
 /** Every consumer, in start order. */
-export const CONSUMERS: readonly ConsumerName[] = [...JOB_CONSUMERS, 'delivery']
+export const CONSUMERS: readonly ConsumerName[] = [...JOB_CONSUMERS, 'delivery', 'push']
 
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
@@ -81,6 +94,43 @@ async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, red
   return { commit, requeue: createEventRequeue(queues), log: ctx.log }
 }
 
+/**
+ * The push publisher over real clients: the front's read path (its own change feed subscriber, shard marks and near
+ * cache, so a pushed block is what callbacks answers), the subscriptions, the sent blocks and both budgets in Redis,
+ * and the targets' keys from MySQL. Refuses to start (PushConfigError) when push targets exist but PUSH_SECRET is not
+ * set, or opens none of their keys.
+ */
+export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<{ close(): Promise<void> }> {
+  const { config, keys, log } = ctx
+  const targets = buildPushTargets(deps.db, config.pushSecret, config.openCloudApi)
+  const loaded = await targets.loadKeys()
+  if (loaded.unreadable.length > 0 && loaded.keys.size === 0) {
+    const stored = await targets.count()
+    throw new PushConfigError(
+      config.pushSecret === ''
+        ? `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with`
+        : `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with (${loaded.unreadable[0]!.message})`,
+    )
+  }
+  const readPath = await startReadPath(ctx, deps.redis)
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const publisher = startPublisher({
+    feed: readPath.feed,
+    lookup: readPath.lookup,
+    subscriptions: createPushSubscriptions(deps.redis, keys),
+    sent: createPushSentBlocks(deps.redis, keys),
+    gates: createPushRateGates(deps.redis, keys, config.pushPublishesPerMinute, holder),
+    openLease: (universe) => createDeliveryLease(deps.redis, keys.pushLease(universe), holder, PUSH_LEASE_MS),
+    loadKeys: () => targets.loadKeys(),
+    publish: createOpenCloudPublish(config.openCloudApi),
+    config,
+    log,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  })
+  log.info({ targets: loaded.keys.size, windowMs: config.pushWindowMs }, 'push publisher started')
+  return publisher
+}
+
 /** Options of startConsumers besides the process and its registry. */
 export interface ConsumerOptions {
   /** The retry policy (tests shorten it); RETRY_POLICY by default. */
@@ -119,6 +169,12 @@ export async function startConsumers(
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
+    if (name === 'push') {
+      const push = await startPushConsumer(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics: createPushMetrics(metrics) }) })
+      ctx.shutdown.register('consumer:push', () => push.close())
+      started.set(name, push)
+      continue
+    }
     if (name === 'delivery') {
       const delivery = await startDeliveryConsumer({
         db,

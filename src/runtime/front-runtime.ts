@@ -22,6 +22,10 @@ import { createReadiness, keepCheckingReadiness } from '../health/readiness.js'
 import { mysqlCheck } from '../mysql/connection.js'
 import { watchBull } from '../redis/redis-watch.js'
 import { openDatabaseLazily, openRedis } from './storage.js'
+import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
+import { createPushTargetRows } from '../mysql/push-target-rows.js'
+import { createUsageRecorder } from '../redis/key-usage.js'
+import { createPushSubscriptions } from '../redis/push-subscriptions.js'
 
 /** How long a starting front waits for Redis before it listens without it. */
 const REDIS_START_WAIT_MS = 3000
@@ -84,6 +88,13 @@ export async function startFront(
     hub.close()
   })
   const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
+  const usage = createUsageRecorder(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not record key usage') })
+  ctx.shutdown.register('key-usage', async () => {
+    usage.stop()
+    await usage.flush()
+  })
+  const pushTargets = createPushTargetRows(db)
+  const pushSubscriptions = createPushSubscriptions(redis, keys)
 
   const app = createFrontApp({
     config,
@@ -106,6 +117,13 @@ export async function startFront(
       checkSafety: (input) => safety.check(input, thresholds),
       threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
     },
+    usage,
+    push: {
+      hasTarget: (keyId, universe) => pushTargets.exists(keyId, universe),
+      subscribe: (...args) => pushSubscriptions.subscribe(...args),
+      subscriptionSeconds: config.pushSubscriptionSeconds,
+    },
+    players: { codesOfPlayer: (platformUserId) => findCodesOfPlatformUser(db, platformUserId) },
     streams: {
       hub,
       ...(observer?.streams === undefined ? {} : { observer: observer.streams(hub) }),

@@ -15,6 +15,9 @@ import { createInfractionRows } from '../mysql/infraction-rows.js'
 import type { Database } from '../mysql/schema.js'
 import { createTransactions } from '../mysql/transactions.js'
 import { createWatchlistRows } from '../mysql/watchlist-rows.js'
+import { createPushTargetRows } from '../mysql/push-target-rows.js'
+import { createOpenCloudPublish } from '../push/open-cloud.js'
+import { createPushTargets, type PushTargets } from '../push/push-targets.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import type { CodeCache } from '../redis/code-cache.js'
 import { createGuildSet } from '../redis/guild-set.js'
@@ -44,4 +47,9 @@ export function buildSafetyService(db: Kysely<Database>, discordApi: string): Sa
     watchlist: createWatchlistRows(db),
     destinations: createDestinationRows(db, discordApi),
   })
+}
+
+/** The push targets over MySQL; `secret` is PUSH_SECRET and `openCloudApi` OPEN_CLOUD_API (for `push test`). */
+export function buildPushTargets(db: Kysely<Database>, secret: string, openCloudApi: string): PushTargets {
+  return createPushTargets({ rows: createPushTargetRows(db), apiKeys: createApiKeyRows(db), secret, publish: createOpenCloudPublish(openCloudApi) })
 }

@@ -1,6 +1,7 @@
 /*
  * Starts the sandbox on one port: the fake Discord REST API under /api/v10 (and v9), the fake Discord gateway on any
- * WebSocket upgrade, the fake Roblox users API under /roblox and the sandbox's control API under /control, so a real
+ * WebSocket upgrade, the fake Roblox users API under /roblox, the fake Open Cloud messaging API under /open-cloud and
+ * the sandbox's control API under /control, so a real
  * discord.js client and the service run against it unchanged. Anything else answers a 404 naming those prefixes.
  */
 import { randomBytes } from 'node:crypto'
@@ -19,6 +20,7 @@ import { createInteractions } from './interactions.js'
 import { parseBody, readBody } from './read-body.js'
 import { createRequestCounter } from './request-counter.js'
 import { robloxError, robloxRoutes } from './roblox/roblox-routes.js'
+import { createOpenCloudState, handleOpenCloud, openCloudError, PUBLISH_TEMPLATE } from './roblox/open-cloud.js'
 import { createSnowflakes } from './snowflakes.js'
 import { createWorld } from './world.js'
 
@@ -121,6 +123,8 @@ function createRequestHandler(ctx: SandboxContext): (req: IncomingMessage, res: 
         )
         ctx.counter.count(req.method ?? 'GET', `/roblox${template}`, robloxReply.status)
         reply = robloxReply
+      } else if (path.startsWith('/open-cloud/')) {
+        reply = openCloudReply(ctx, req, path.slice('/open-cloud'.length), raw)
       } else if ((path === '/control' || path.startsWith('/control/')) && !isJsonRequest(req)) {
         reply = controlError(415, 'the control API takes only Content-Type: application/json on anything but GET')
       } else if (path === '/control' || path.startsWith('/control/')) {
@@ -140,7 +144,7 @@ function createRequestHandler(ctx: SandboxContext): (req: IncomingMessage, res: 
         ctx.counter.count(req.method ?? 'GET', '(unmatched)', 404)
         reply = discordError('unknownRoute')
       } else {
-        reply = controlError(404, `nothing at ${path}: use /api/v10, /roblox, /control or a websocket upgrade`)
+        reply = controlError(404, `nothing at ${path}: use /api/v10, /roblox, /open-cloud, /control or a websocket upgrade`)
       }
     } catch (err) {
       ctx.log('sandbox request failed', { method: req.method, path, error: err instanceof Error ? err.message : String(err) })
@@ -148,6 +152,17 @@ function createRequestHandler(ctx: SandboxContext): (req: IncomingMessage, res: 
     }
     if (!res.writableEnded) sendReply(res, reply)
   }
+}
+
+/** Answers one request of the fake Open Cloud (`path` without `/open-cloud`) and counts it. */
+function openCloudReply(ctx: SandboxContext, req: IncomingMessage, path: string, raw: Buffer): Reply {
+  const method = req.method ?? 'GET'
+  const parsed = parseBody(raw, req.headers['content-type'])
+  const reply = parsed.ok
+    ? (handleOpenCloud(ctx.openCloud, { method, path, headers: req.headers, body: parsed.value }, ctx.now()) ?? openCloudError(404, 'NOT_FOUND', 'Not found.'))
+    : openCloudError(400, 'INVALID_ARGUMENT', 'The request body is not valid JSON.')
+  ctx.counter.count(method, reply.status === 404 ? '(unmatched)' : PUBLISH_TEMPLATE, reply.status)
+  return reply
 }
 
 /** Listens on `port` and `host`; rejects with the server's error (say, the port in use). */
@@ -207,6 +222,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     acceptsToken: portal.acceptsToken,
     urls: () => urls,
     log,
+    openCloud: createOpenCloudState(),
   }
   const onRequest = createRequestHandler(ctx)
 

@@ -100,7 +100,7 @@ t.test('refusals', async (t) => {
 
   t.test('an unknown flag, command or subcommand does not parse either: exit 2, naming what there is', async (t) => {
     const top = 'run `presence-link --help` for the commands'
-    const keys = ['error: keys takes create --name NAME, list, or revoke NAME', 'run `presence-link keys --help` for details']
+    const keys = ['error: keys takes create --name NAME, list, revoke NAME, or usage [--since 1h|24h]', 'run `presence-link keys --help` for details']
     const cases: Array<[string[], string[]]> = [
       [['--bogus'], ['error: unknown flag --bogus', top]],
       [['-x'], ['error: unknown flag -x', top]],

@@ -73,7 +73,7 @@ t.test('jobs --queue against real queues', async (t) => {
 
   t.test('a name that is neither a queue nor a consumer is refused with what there is', async (t) => {
     const refusal = (cmd: string, name: string) => [
-      `error: --queue takes a queue (bind, log, audit, notify) or the consumer that reads it (delivery: none; gateway: notify), not ${JSON.stringify(name)}`,
+      `error: --queue takes a queue (bind, log, audit, notify) or the consumer that reads it (delivery: none; push: none; gateway: notify), not ${JSON.stringify(name)}`,
       `usage: presence-link jobs ${cmd}`,
       `run \`presence-link jobs ${cmd.split(' ')[0]!} --help\` for details`,
     ]

@@ -190,7 +190,7 @@ t.test('dashboards', async (t) => {
     const frontRegistry = createMetricsRegistry()
     const workerRegistry = createMetricsRegistry()
     const stack = await startStack(t, { observer: createFrontObserver(frontRegistry), consumers: [] })
-    await startConsumers(stack.ctx, ['bind', 'log'], workerRegistry)
+    await startConsumers(stack.ctx, ['bind', 'log', 'push'], workerRegistry)
     const front = await startMetricsServer(stack.ctx, frontRegistry, 0)
     const worker = await startMetricsServer(stack.ctx, workerRegistry, 0)
     await getText(`${stack.api}/callbacks/ABCD`)

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { startFront } from '../../src/runtime/front-runtime.js'
 import { getText, postJson, startStack, type Stack } from '../helpers/stack.js'
 
 let stack: Stack
@@ -66,4 +67,30 @@ t.test('behind a trusted proxy each forwarded client has its own budget, and pre
   t.equal(await get('198.51.100.2'), 200)
   t.equal(await get('10.9.9.9, 198.51.100.1'), 429, 'a client cannot escape by prepending hops')
   t.equal((await getText(`${proxied.api}/callbacks/ZZZZ`)).status, 200, 'the proxy itself counts as a client when it sends no header')
+})
+
+t.test('two fronts share one budget exactly: the 101st request is refused whichever front it reaches', async (t) => {
+  const a = await startStack(t, { env: { TRUST_PROXY: '127.0.0.1' }, consumers: [] })
+  const b = `http://127.0.0.1:${(await startFront(a.ctx)).port}/api/v1`
+  const fronts = [a.api, b]
+  const get = (front: string, xff: string) => getText(`${front}/rpc/ZZZZ`, { 'x-forwarded-for': xff })
+
+  const remaining: string[] = []
+  for (let i = 0; i < 100; i++) {
+    const res = await get(fronts[i % 2]!, '198.51.100.30')
+    remaining.push(res.status === 200 ? String(res.headers.get('ratelimit-remaining')) : String(res.status))
+  }
+  // A front answering from its spare reports that spare's place in the window: each place is given once, and the
+  // order can differ by one where the client moves between fronts.
+  t.same([...remaining].sort((x, y) => Number(y) - Number(x)), Array.from({ length: 100 }, (_, i) => String(99 - i)), 'RateLimit-Remaining gives each place of the window once')
+  for (const front of fronts) {
+    const res = await get(front, '198.51.100.30')
+    t.equal(res.status, 429)
+    t.match(res.text, /^rate limit exceeded: 100 requests per 10 seconds per IP; retry in \d+ s\n$/)
+    t.equal(res.headers.get('ratelimit-remaining'), '0')
+  }
+
+  const together = await Promise.all(Array.from({ length: 150 }, (_, i) => get(fronts[i % 2]!, '198.51.100.31').then((r) => r.status)))
+  t.equal(together.filter((s) => s === 200).length, 100, '150 requests at once through two fronts: exactly 100 answered')
+  t.equal(together.filter((s) => s === 429).length, 50)
 })

@@ -112,6 +112,6 @@ t.test('jobs redrive refuses a bad command line and reports ids it cannot redriv
   t.equal((await jobsCommand(stack.ctx, ['redrive'])).lines[0], 'error: jobs redrive takes job IDs or --all (not both)')
   t.equal((await jobsCommand(stack.ctx, ['redrive'])).exitCode, 64)
   t.equal((await jobsCommand(stack.ctx, ['redrive', '--all', 'x'])).exitCode, 64)
-  t.equal((await jobsCommand(stack.ctx, ['failed', '--queue', 'mail'])).lines[0], 'error: --queue takes a queue (bind, log, audit, notify) or the consumer that reads it (delivery: none; gateway: notify), not "mail"')
+  t.equal((await jobsCommand(stack.ctx, ['failed', '--queue', 'mail'])).lines[0], 'error: --queue takes a queue (bind, log, audit, notify) or the consumer that reads it (delivery: none; push: none; gateway: notify), not "mail"')
   t.same(await jobsCommand(stack.ctx, ['redrive', 'no-such-job']), { lines: ['no-such-job\tno such job', 'redriven 0 jobs'], exitCode: 1 })
 })

@@ -93,7 +93,7 @@ t.test('route matching', async (t) => {
     const control = await call(sandbox, 'POST', '/control/nothing')
     t.same(control.body, { error: 'unknown control route POST /control/nothing' })
     const root = await call(sandbox, 'GET', '/')
-    t.same(root.body, { error: 'nothing at /: use /api/v10, /roblox, /control or a websocket upgrade' })
+    t.same(root.body, { error: 'nothing at /: use /api/v10, /roblox, /open-cloud, /control or a websocket upgrade' })
   })
 })
 

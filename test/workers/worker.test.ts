@@ -61,7 +61,8 @@ t.test('worker with Redis down at start, then killed for a few seconds', async (
     const down = entries.filter((e) => e.msg === 'redis unreachable')
     const up = entries.filter((e) => e.msg === 'redis reachable again')
     const clients = [...new Set(down.map((e) => String(e.client)))].sort()
-    t.same(clients, ['consumer-audit', 'consumer-bind', 'consumer-log', 'data', 'health'])
+    // `feed`: the push publisher's change feed subscriber.
+    t.same(clients, ['consumer-audit', 'consumer-bind', 'consumer-log', 'data', 'feed', 'health'])
     for (const client of clients) {
       const n = down.filter((e) => e.client === client).length
       t.ok(n >= 1 && n <= 2, `${client}: ${n} "redis unreachable" lines`)

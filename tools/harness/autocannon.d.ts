@@ -37,6 +37,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string
     requests?: RequestSpec[]
+    /** Called once per connection as it is made; `setRequests` gives that connection its own request cycle. */
+    setupClient?: (client: { setRequests(requests: RequestSpec[]): void }) => void
   }
 
   /** A finished run. */

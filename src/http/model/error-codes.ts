@@ -25,6 +25,8 @@ export const ErrorCode = {
   UnknownUsername: 'unknown_username',
   UpstreamFailed: 'upstream_failed',
   NotFound: 'not_found',
+  PushTargetNotFound: 'push_target_not_found',
+  InvalidPlatformUserId: 'invalid_platform_user_id',
   MethodNotAllowed: 'method_not_allowed',
   UriTooLong: 'uri_too_long',
   UpgradeRequired: 'upgrade_required',

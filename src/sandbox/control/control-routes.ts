@@ -53,8 +53,14 @@
  *                                        gets 401 on REST and 4004 on IDENTIFY. `{}` reads the settings.
  * POST   /control/roblox-users          {id, name, displayName?} -> the user
  * POST   /control/roblox-fail           {status: number|null} -> {status}; every Roblox call answers it until cleared.
+ * GET    /control/open-cloud/messages   ?universe_id=ID[&after=SEQ] -> {messages: [{seq, universe_id, topic, message, at}]}:
+ *                                        what the fake Open Cloud accepted for that universe, oldest first.
+ * POST   /control/open-cloud            {keys?: {"<universe>": key | null}, fail?: 429|500|null, times? (default 1),
+ *                                        retry_after? (seconds)} -> {keys, fail, times, retry_after}; the accepted key per
+ *                                        universe, and the next `times` publishes answer `fail`. GET reads the settings.
  * POST   /control/reset                 clears members, users, presences, messages, webhooks, failures, counters,
- *                                        interactions and Roblox users; keeps guilds, commands and connections.
+ *                                        interactions, Roblox users and the fake Open Cloud's keys, failure and
+ *                                        messages; keeps guilds, commands and connections.
  */
 import { type ControlRoute } from './control-kit.js'
 import { gatewayControlRoutes } from './gateway-control.js'
@@ -62,6 +68,7 @@ import { guildControlRoutes } from './guilds-control.js'
 import { interactionControlRoutes } from './interactions-control.js'
 import { memberControlRoutes } from './members-control.js'
 import { messageControlRoutes } from './messages-control.js'
+import { openCloudControlRoutes } from './open-cloud-control.js'
 import { robloxControlRoutes } from './roblox-control.js'
 import { sandboxControlRoutes } from './sandbox-control.js'
 
@@ -75,5 +82,6 @@ export function controlRoutes(): ControlRoute[] {
     ...messageControlRoutes(),
     ...sandboxControlRoutes(),
     ...robloxControlRoutes(),
+    ...openCloudControlRoutes(),
   ]
 }

@@ -1,7 +1,7 @@
 /*
  * Control of the sandbox as a whole: the request counters (`GET` / `DELETE /control/requests`) and `POST /control/reset`,
- * which clears members, users, presences, messages, webhooks, failures, counters, rate-limit buckets, interactions and
- * Roblox users between tests while keeping guilds, commands and gateway connections.
+ * which clears members, users, presences, messages, webhooks, failures, counters, rate-limit buckets, interactions,
+ * Roblox users and the fake Open Cloud between tests while keeping guilds, commands and gateway connections.
  */
 import type { SandboxContext } from '../context.js'
 import { json, type Reply } from '../http-reply.js'
@@ -12,6 +12,7 @@ function reset(ctx: SandboxContext): Reply {
   ctx.interactions.clear()
   ctx.counter.clear()
   ctx.rateLimits.clear()
+  ctx.openCloud.reset()
   ctx.log('sandbox reset')
   return json(200, { ok: true })
 }

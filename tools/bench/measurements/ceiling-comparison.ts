@@ -9,6 +9,7 @@ import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
 import { fixed, int } from '../../harness/stats.js'
 import type { BenchEnv } from './bench-env.js'
+import { connectionRequests, type ClientTraffic } from './client-traffic.js'
 
 /** One autocannon run with the CPU each side used. */
 export interface LoadRun {
@@ -49,15 +50,22 @@ export async function startCeiling(port: number, callbacks: string, rpc: string)
   return ceiling
 }
 
-function cannon(settings: BenchSettings, url: string, seconds: number, extra: Partial<Options> = {}): Promise<Result> {
-  return autocannon({ url, connections: settings.connections, pipelining: settings.pipelining, duration: seconds, ...extra })
+function cannon(settings: BenchSettings, url: string, seconds: number, traffic?: ClientTraffic): Promise<Result> {
+  const options: Options = { url, connections: settings.connections, pipelining: settings.pipelining, duration: seconds }
+  if (traffic !== undefined) {
+    // Each connection gets its own clients (autocannon calls setupClient once per connection, in order).
+    const path = new URL(url).pathname
+    let next = 0
+    options.setupClient = (client) => client.setRequests(connectionRequests(traffic, settings.connections, next++, path))
+  }
+  return autocannon(options)
 }
 
-async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets): Promise<LoadRun> {
+async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets, traffic?: ClientTraffic): Promise<LoadRun> {
   const pids = await cpu.server()
   const before = { server: await sumCpuSeconds(pids), redis: cpu.redis === undefined ? Number.NaN : await cpuSeconds(cpu.redis), load: process.cpuUsage() }
   const started = performance.now()
-  const r = await cannon(settings, url, settings.loadSeconds)
+  const r = await cannon(settings, url, settings.loadSeconds, traffic)
   const wall = (performance.now() - started) / 1000
   const load = process.cpuUsage(before.load)
   const redis = cpu.redis === undefined ? Number.NaN : (await cpuSeconds(cpu.redis)) - before.redis
@@ -72,7 +80,10 @@ async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets
   }
 }
 
-/** Alternates service and ceiling runs of `GET /api/v1/<route>/<path>` so machine noise hits both alike. */
+/**
+ * Alternates service and ceiling runs of `GET /api/v1/<route>/<path>` so machine noise hits both alike; with
+ * `traffic`, both sides get the requests of many clients through a trusted proxy (client-traffic.ts) instead of one.
+ */
 export async function compareWithCeiling(
   env: BenchEnv,
   settings: BenchSettings,
@@ -80,16 +91,20 @@ export async function compareWithCeiling(
   path: string,
   bodyBytes: number,
   log: (message: string) => void,
+  traffic?: ClientTraffic,
 ): Promise<Comparison> {
   const service = `${env.scratch.api}/${route}/${path}`
   const ceiling = `${env.ceiling}/${route}/${path}`
-  await cannon(settings, service, settings.warmupSeconds)
-  await cannon(settings, ceiling, settings.warmupSeconds)
+  await cannon(settings, service, settings.warmupSeconds, traffic)
+  await cannon(settings, ceiling, settings.warmupSeconds, traffic)
   const out: Comparison = { route, bodyBytes, service: [], ceiling: [] }
   for (let run = 1; run <= settings.runs; run++) {
-    const s = await measuredRun(settings, service, { server: env.frontWorkerPids, redis: env.redisPid })
-    const c = await measuredRun(settings, ceiling, { server: async () => [env.ceilingPid], redis: env.redisPid })
-    if (s.bad > 0) throw new Error(`${route}: ${s.bad} failed requests in run ${run}`)
+    const s = await measuredRun(settings, service, { server: env.frontWorkerPids, redis: env.redisPid }, traffic)
+    const c = await measuredRun(settings, ceiling, { server: async () => [env.ceilingPid], redis: env.redisPid }, traffic)
+    if (s.bad > 0) {
+      const hint = traffic === undefined ? '' : ` (with ${traffic.clients} clients: a 429 means the clients poll faster than their budget here; give the traffic more clients)`
+      throw new Error(`${route}: ${s.bad} failed requests in run ${run}${hint}`)
+    }
     out.service.push(s)
     out.ceiling.push(c)
     log(

@@ -1,8 +1,9 @@
 /**
  * Why a stream delivery was late, from the timelines the stream benchmark records (pure): each late change's window,
  * from the Redis write to its last delivery, laid against the front worker's and the bench process's garbage
- * collections and event-loop stalls, the heartbeat rounds the clients saw, the write's own acknowledgement and the
- * spread between the change's first and last delivery. Times are wall-clock milliseconds (epoch).
+ * collections and event-loop stalls (with the CPU the front used during them), the heartbeats the clients received,
+ * the write's own acknowledgement and the spread between the change's first and last delivery. Times are wall-clock
+ * milliseconds (epoch).
  */
 import type { GcPause, Stall } from './loop-recorder.js'
 
@@ -32,7 +33,8 @@ export interface Timelines {
   frontStalls: readonly Stall[]
   benchGc: readonly GcPause[]
   benchStalls: readonly Stall[]
-  heartbeats: readonly HeartbeatRound[]
+  /** When each heartbeat reached a client (epoch ms, ascending). */
+  heartbeats: readonly number[]
 }
 
 /** What overlapped one late change's window, in ms, and the largest of them as its cause. */
@@ -42,12 +44,13 @@ export interface LateDelivery {
   firstMs: number
   writeAckMs: number
   frontGcMs: number
-  /** The longest front stall overlapping the window (GC or a long piece of work). */
-  frontStallMs: number
+  /** Front stalls inside the window while the front used CPU (a collection included), and while it waited for a core. */
+  frontBusyMs: number
+  frontWaitingMs: number
   benchGcMs: number
   benchStallMs: number
-  /** A heartbeat round reached the clients during the window. */
-  heartbeat: boolean
+  /** Heartbeats that reached the clients inside the window. */
+  heartbeats: number
   cause: string
 }
 
@@ -74,37 +77,57 @@ function sumOverlap(pauses: readonly { at: number; ms: number }[], at: number, m
   return pauses.reduce((sum, p) => sum + overlapMs(p.at, p.ms, at, ms), 0)
 }
 
-function longestOverlap(stalls: readonly Stall[], at: number, ms: number): number {
-  return stalls.reduce((most, s) => Math.max(most, overlapMs(s.at, s.ms, at, ms)), 0)
+/** The stalls' time inside the window, split by the share of it the process spent on the CPU. */
+function stallSplit(stalls: readonly Stall[], at: number, ms: number): { busy: number; waiting: number } {
+  let busy = 0
+  let waiting = 0
+  for (const s of stalls) {
+    const inside = overlapMs(s.at, s.ms, at, ms)
+    if (inside === 0) continue
+    const share = s.ms > 0 ? Math.min(1, s.cpuMs / s.ms) : 0
+    busy += inside * share
+    waiting += inside * (1 - share)
+  }
+  return { busy, waiting }
+}
+
+function countWithin(sorted: readonly number[], from: number, to: number): number {
+  let n = 0
+  for (const t of sorted) if (t >= from && t <= to) n++
+  return n
 }
 
 /**
  * The changes whose last delivery came later than `lateMs`, each with what overlapped its window. The cause names the
- * largest contribution: a front garbage collection, other front work (a stall not covered by a collection: a
- * heartbeat round when one ran then), the bench process itself, the Redis write, or the fan-out (the spread between
- * the first and the last delivery).
+ * largest contribution: a front garbage collection; other front work; the front waiting for a core (the machine's
+ * other load); the bench process itself; the Redis write; or the fan-out (the spread between the first and the last
+ * delivery). When more than a tenth of the `streams` got their heartbeat inside the window, a stall of the front or
+ * the bench is put down to that heartbeat burst.
  */
-export function lateDeliveries(updates: readonly UpdateTiming[], t: Timelines, lateMs: number): LateDelivery[] {
+export function lateDeliveries(updates: readonly UpdateTiming[], t: Timelines, lateMs: number, streams: number): LateDelivery[] {
   const out: LateDelivery[] = []
   for (const u of updates) {
     if (!(u.lastMs > lateMs)) continue
     const at = u.sentAt
     const ms = u.lastMs
     const frontGcMs = sumOverlap(t.frontGc, at, ms)
-    const frontStallMs = longestOverlap(t.frontStalls, at, ms)
+    const front = stallSplit(t.frontStalls, at, ms)
     const benchGcMs = sumOverlap(t.benchGc, at, ms)
-    const benchStallMs = longestOverlap(t.benchStalls, at, ms)
-    const heartbeat = t.heartbeats.some((h) => overlapMs(h.first, h.last - h.first, at, ms) > 0 || (h.first >= at && h.first <= at + ms))
-    const frontWork = Math.max(0, frontStallMs - frontGcMs)
+    const benchStallMs = t.benchStalls.reduce((most, s) => Math.max(most, overlapMs(s.at, s.ms, at, ms)), 0)
+    const heartbeats = countWithin(t.heartbeats, at, at + ms)
     const candidates: Array<[string, number]> = [
       ['front garbage collection', frontGcMs],
-      [heartbeat ? 'front busy (heartbeat round)' : 'front busy (not a collection)', frontWork],
+      ['front busy (not a collection)', Math.max(0, front.busy - frontGcMs)],
+      ['front waiting for a core', front.waiting],
       ['bench process', Math.max(benchGcMs, benchStallMs)],
       ['Redis write', u.writeAckMs],
       ['fan-out spread', u.lastMs - u.firstMs],
     ]
-    const [cause] = candidates.reduce((best, c) => (c[1] > best[1] ? c : best))
-    out.push({ n: u.n, lastMs: u.lastMs, firstMs: u.firstMs, writeAckMs: u.writeAckMs, frontGcMs, frontStallMs, benchGcMs, benchStallMs, heartbeat, cause })
+    let [cause] = candidates.reduce((best, c) => (c[1] > best[1] ? c : best))
+    // A burst of heartbeats keeps the front writing them and the clients reading them: whichever of the two (or the
+    // machine, busy with both) stalled longest, the burst is what they were busy with.
+    if (heartbeats > streams / 10 && /^(front busy|front waiting|bench process)/.test(cause)) cause = 'heartbeat burst (front and clients busy with it)'
+    out.push({ n: u.n, lastMs: u.lastMs, firstMs: u.firstMs, writeAckMs: u.writeAckMs, frontGcMs, frontBusyMs: front.busy, frontWaitingMs: front.waiting, benchGcMs, benchStallMs, heartbeats, cause })
   }
   return out
 }

@@ -15,10 +15,15 @@ export interface GcPause {
   kind: 'major' | 'minor' | 'incremental' | 'weakcb' | 'other'
 }
 
-/** A stretch of at least STALL_MS during which the event loop ran nothing else; `at` is when it began (epoch ms). */
+/**
+ * A stretch of at least STALL_MS during which the event loop ran nothing else; `at` is when it began (epoch ms).
+ * `cpuMs` is the CPU time the process used meanwhile: near `ms` when it was busy (a GC, a long piece of work), near 0
+ * when it was waiting for a core (the machine's other load).
+ */
 export interface Stall {
   at: number
   ms: number
+  cpuMs: number
 }
 
 /** Event-loop delay percentiles in milliseconds (monitorEventLoopDelay, 10 ms resolution). */
@@ -86,12 +91,20 @@ export function createLoopRecorder(): LoopRecorder {
     }
   })
   observer.observe({ entryTypes: ['gc'] })
+  const cpuMs = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
   let last = performance.now()
+  let lastCpu = cpuMs()
   const ticker = setInterval(() => {
     const now = performance.now()
+    const cpu = cpuMs()
     const late = now - last - TICK_MS
-    if (late > STALL_MS && stalls.length < KEPT) stalls.push({ at: epoch(last + TICK_MS), ms: late })
+    // The CPU used over the whole gap, less what the tick's own interval would hold at most.
+    if (late > STALL_MS && stalls.length < KEPT) stalls.push({ at: epoch(last + TICK_MS), ms: late, cpuMs: Math.max(0, Math.min(late, cpu - lastCpu)) })
     last = now
+    lastCpu = cpu
   }, TICK_MS)
   ticker.unref()
 

@@ -245,8 +245,9 @@ export async function measureStreamDelivery(settings: StreamSettings, log: (mess
         return { n, sentAt, writeAckMs: writeMs.get(n) ?? Number.NaN, deliveries: list.length, firstMs: Math.min(...list), lastMs: Math.max(...list) }
       })
       const latencies = [...c.perUpdate.values()].flat()
-      const heartbeats = heartbeatRounds(c.heartbeats.filter((t) => t >= windowStart), 1000)
-      const timelines: Timelines = { frontGc: frontRecord.gc, frontStalls: frontRecord.stalls, benchGc: benchRecord.gc, benchStalls: benchRecord.stalls, heartbeats }
+      const arrivals = c.heartbeats.filter((t) => t >= windowStart).sort((a, b) => a - b)
+      const heartbeats = heartbeatRounds(arrivals, 1000)
+      const timelines: Timelines = { frontGc: frontRecord.gc, frontStalls: frontRecord.stalls, benchGc: benchRecord.gc, benchStalls: benchRecord.stalls, heartbeats: arrivals }
       const frontGc = frontRecord.gc
       return {
         streams: settings.streams,
@@ -272,7 +273,7 @@ export async function measureStreamDelivery(settings: StreamSettings, log: (mess
         bench: { longestGcMs: Math.max(0, ...benchRecord.gc.map((g) => g.ms)), longestStallMs: Math.max(0, ...benchRecord.stalls.map((s) => s.ms)) },
         heartbeats,
         updates,
-        late: lateDeliveries(updates, timelines, settings.lateMs),
+        late: lateDeliveries(updates, timelines, settings.lateMs, settings.streams),
         windowStart,
         timelines,
       }

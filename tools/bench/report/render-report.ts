@@ -216,9 +216,10 @@ export function renderStreamsSection(runs: readonly StreamRun[], settings: Bench
       fixed(l.lastMs, 1),
       fixed(l.writeAckMs, 1),
       fixed(l.frontGcMs, 1),
-      fixed(l.frontStallMs, 1),
+      fixed(l.frontBusyMs, 1),
+      fixed(l.frontWaitingMs, 1),
+      int(l.heartbeats),
       fixed(Math.max(l.benchGcMs, l.benchStallMs), 1),
-      l.heartbeat ? 'yes' : 'no',
       l.cause,
     ]),
   )
@@ -231,7 +232,8 @@ Command: ${COMMANDS.full} (this section alone: ${COMMANDS.streams}). ${int(s.str
 drawn from ${int(s.codes)} linked codes, then ${s.updates} presence changes ${s.spacingMs} ms apart; ${runs.length} run${runs.length === 1 ? '' : 's'}, each on a world and front of its own.
 Latency runs from the Redis write (the presence MULTI that also publishes on the change feed) to the client reading the block; the clients and
 the writer share the bench process. The front runs with tools/bench/front-probe.ts preloaded: its garbage collections (perf_hooks), event-loop
-delay (monitorEventLoopDelay) and stalls (a 10 ms timer late by more than 20 ms) during the changes, and its live heap after a full collection.
+delay (monitorEventLoopDelay) and stalls (a 10 ms timer late by more than 20 ms; split by the CPU the process used meanwhile into work and
+waiting for a core) during the changes, and its live heap after a full collection.
 RSS per open stream: the front worker's RSS 2 s after every stream had its first blocks, less its RSS before, over the streams; live heap per open
 stream: heap used after a full collection with the streams open (after the changes), less the same before they opened.
 
@@ -245,7 +247,7 @@ ${
     ? `No change was late: every delivery of every run came within ${s.lateMs} ms.`
     : `Late changes, with what overlapped each one's window (from its Redis write to its last delivery; ms):
 
-${table(['run', 'change', 'first delivery', 'last delivery', 'write acknowledged', 'front GC in window', 'longest front stall in window', 'longest bench-process pause', 'heartbeat round in window', 'largest contribution'], late)}`
+${table(['run', 'change', 'first delivery', 'last delivery', 'write acknowledged', 'front GC', 'front stalled, on the CPU', 'front stalled, waiting for a core', 'heartbeats arriving', 'longest bench-process pause', 'largest contribution'], late)}`
 }
 
 Heartbeats (every ${int(runs[0]?.heartbeatMs ?? Number.NaN)} ms) the clients received during the changes, as rounds (arrivals less than 1 s apart): ${heartbeats}.`

@@ -104,7 +104,7 @@ function streamRun(p50Ms: number, p99Ms: number, rssPerStreamKiB: number, heapPe
 }
 
 const LATE: StreamRun['late'] = [
-  { n: 16, firstMs: 190.5, lastMs: 212.25, writeAckMs: 44.9, frontGcMs: 0, frontStallMs: 188.4, benchGcMs: 0, benchStallMs: 30.5, heartbeat: true, cause: 'front busy (heartbeat round)' },
+  { n: 16, firstMs: 190.5, lastMs: 212.25, writeAckMs: 44.9, frontGcMs: 0, frontBusyMs: 180.2, frontWaitingMs: 8.2, benchGcMs: 0, benchStallMs: 30.5, heartbeats: 10_000, cause: 'heartbeat burst (front and clients busy with it)' },
 ]
 const STREAMS: StreamRun[] = [streamRun(8.6, 226.2, 11.8, 7.5, LATE), streamRun(6.6, 31.2, 11.5, 7.25, []), streamRun(7.4, 204.6, 12, 7.75, LATE)]
 
@@ -269,7 +269,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
   {
     name: 'a streams section with a late change lists what overlapped it, and the heartbeat rounds of each run',
     rendered: () => {
-      const late = streamRun(7, 120, 10, 6, [{ n: 2, firstMs: 90, lastMs: 120, writeAckMs: 2, frontGcMs: 95.5, frontStallMs: 100, benchGcMs: 0, benchStallMs: 0, heartbeat: false, cause: 'front garbage collection' }])
+      const late = streamRun(7, 120, 10, 6, [{ n: 2, firstMs: 90, lastMs: 120, writeAckMs: 2, frontGcMs: 95.5, frontBusyMs: 100, frontWaitingMs: 0, benchGcMs: 0, benchStallMs: 0, heartbeats: 0, cause: 'front garbage collection' }])
       return renderStreamsSection([{ ...late, streams: 4, deliveries: 7, expected: 8, updates: late.updates.slice(0, 2), rssOpenBytes: late.rssBeforeBytes + 4096 * 4, heapOpenBytes: late.heapBeforeBytes + 2048 * 4, heartbeats: [] }], twoRuns)
     },
     expected: [
@@ -279,7 +279,8 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
       'drawn from 3 linked codes, then 2 presence changes 100 ms apart; 1 run, each on a world and front of its own.',
       'Latency runs from the Redis write (the presence MULTI that also publishes on the change feed) to the client reading the block; the clients and',
       'the writer share the bench process. The front runs with tools/bench/front-probe.ts preloaded: its garbage collections (perf_hooks), event-loop',
-      'delay (monitorEventLoopDelay) and stalls (a 10 ms timer late by more than 20 ms) during the changes, and its live heap after a full collection.',
+      'delay (monitorEventLoopDelay) and stalls (a 10 ms timer late by more than 20 ms; split by the CPU the process used meanwhile into work and',
+      'waiting for a core) during the changes, and its live heap after a full collection.',
       'RSS per open stream: the front worker\'s RSS 2 s after every stream had its first blocks, less its RSS before, over the streams; live heap per open',
       'stream: heap used after a full collection with the streams open (after the changes), less the same before they opened.',
       '',
@@ -290,9 +291,9 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
       '',
       'Late changes, with what overlapped each one\'s window (from its Redis write to its last delivery; ms):',
       '',
-      '| run | change | first delivery | last delivery | write acknowledged | front GC in window | longest front stall in window | longest bench-process pause | heartbeat round in window | largest contribution |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      '| 1 | 2 | 90.0 | 120.0 | 2.0 | 95.5 | 100.0 | 0.0 | no | front garbage collection |',
+      '| run | change | first delivery | last delivery | write acknowledged | front GC | front stalled, on the CPU | front stalled, waiting for a core | heartbeats arriving | longest bench-process pause | largest contribution |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| 1 | 2 | 90.0 | 120.0 | 2.0 | 95.5 | 100.0 | 0.0 | 0 | 0.0 | front garbage collection |',
       '',
       'Heartbeats (every 15,000 ms) the clients received during the changes, as rounds (arrivals less than 1 s apart): run 1: none.',
     ].join('\n'),

@@ -1,0 +1,154 @@
+/**
+ * The push publisher against the real Redis, MariaDB, front and the sandbox's fake Open Cloud: a change reaches Open
+ * Cloud as the callbacks block within a window; changes within one window share a message; blocks that would pass
+ * 1 kB go as codes only; 429 and 500 are waited out and retried without hammering; a key Open Cloud refuses drops the
+ * change; two publishers never send one change twice, and the second carries on when the first stops.
+ */
+import t from 'tap'
+import { eventually } from '../helpers/stack.js'
+import { recordingMetrics, startPushWorld, type FakeMessage } from '../helpers/push-world.js'
+
+const parse = (m: FakeMessage) => JSON.parse(m.message) as { v: number; blocks?: Record<string, string>; codes?: string[] }
+
+async function messagesAfter(world: { messages(u: number): Promise<FakeMessage[]> }, universe: number, count: number, what: string): Promise<FakeMessage[]> {
+  return eventually(async () => {
+    const all = await world.messages(universe)
+    return all.length >= count ? all : undefined
+  }, 20_000, what)
+}
+
+t.test('publisher', async (t) => {
+  const world = await startPushWorld(t)
+  const { record, metrics } = recordingMetrics()
+  const codes = await world.linkedCodes(24)
+  await world.startPublisher(metrics)
+
+  t.test('a presence change reaches the fake Open Cloud as the callbacks block, and only the changed code', async (t) => {
+    const universe = 1001
+    await world.addUniverse(universe)
+    const [a, b] = codes
+    await world.subscribe(universe, 'job-1', [a!, b!])
+    await world.waitRecorded(universe, [a!, b!])
+    t.same(await world.messages(universe), [], 'subscribing publishes nothing: the server read the blocks itself')
+    await world.play(a!, 'Chess')
+    const [message] = await messagesAfter(world, universe, 1, 'the published change')
+    t.equal(message!.topic, 'presence-link')
+    const body = parse(message!)
+    t.same(Object.keys(body.blocks ?? {}), [a], 'only the changed code')
+    t.equal(body.blocks![a!], await world.callbacksBlock(a!), 'exactly what GET /api/v1/callbacks answers')
+    t.match(body.blocks![a!], /Playing,\nChess;\n/)
+    t.equal(body.v, 1)
+    t.ok(Buffer.byteLength(message!.message) <= 1024)
+    t.ok(record.published.includes('blocks'))
+    t.ok(record.lags.length > 0 && record.lags.every((s) => s >= 0))
+  })
+
+  t.test('changes within one window share one message, a code changed again goes once with its latest block', async (t) => {
+    const universe = 1002
+    await world.addUniverse(universe)
+    const mine = codes.slice(2, 5)
+    await world.subscribe(universe, 'job-1', mine)
+    await world.waitRecorded(universe, mine)
+    // Hold the publisher back with a 429 (Retry-After 2 s): what changes meanwhile must wait, merged, for one message.
+    await fetch(`${world.sandbox.url}/control/open-cloud`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fail: 429, times: 1, retry_after: 2 }) })
+    const coalescedBefore = record.coalesced
+    await world.play(mine[0]!, 'Go')
+    await eventually(async () => (record.failed.includes('rate_limited') ? true : undefined), 10_000, 'the 429')
+    await world.play(mine[0]!, 'Checkers')
+    await world.play(mine[0]!, 'Backgammon')
+    await world.play(mine[1]!, 'Poker')
+    const [message, ...rest] = await messagesAfter(world, universe, 1, 'the merged message')
+    const body = parse(message!)
+    t.same(Object.keys(body.blocks ?? {}).sort(), [mine[0], mine[1]].sort(), 'both codes in one message')
+    t.match(body.blocks![mine[0]!], /Backgammon/, 'the latest block of a code changed three times')
+    t.equal(body.blocks![mine[0]!], await world.callbacksBlock(mine[0]!))
+    t.same(rest, [], 'no second message')
+    t.ok(record.coalesced - coalescedBefore >= 3, `coalesced counted (${record.coalesced - coalescedBefore})`)
+  })
+
+  t.test('blocks that would pass 1 kB together go as the codes only', async (t) => {
+    const universe = 1003
+    await world.addUniverse(universe)
+    const mine = codes.slice(5, 24)
+    await world.subscribe(universe, 'job-1', mine)
+    await world.waitRecorded(universe, mine)
+    const spotify = 'Listening to Spotify,\nA Song Title That Is Fairly Long Indeed,\nThe Artist, Another Artist And Friends;\n'
+    // One write naming every code: one feed message, so one window.
+    await world.stack.presence.setMany(mine.map((code) => [code, { shard: 0, status: 'online', activity: spotify }] as const))
+    const [message, ...rest] = await messagesAfter(world, universe, 1, 'the codes-only message')
+    const body = parse(message!)
+    t.equal(body.blocks, undefined)
+    t.same([...(body.codes ?? [])].sort(), [...mine].sort(), 'every changed code')
+    t.ok(Buffer.byteLength(message!.message) <= 1024, `${Buffer.byteLength(message!.message)} bytes`)
+    t.same(rest, [])
+    t.ok(record.published.includes('codes'))
+  })
+
+  t.test('a 500 twice is retried with backoff until it goes out; no request is wasted', async (t) => {
+    const universe = 1004
+    await world.addUniverse(universe)
+    const [code] = codes.slice(0, 1)
+    await world.subscribe(universe, 'job-9', [code!])
+    await world.waitRecorded(universe, [code!])
+    await fetch(`${world.sandbox.url}/control/requests`, { method: 'DELETE' })
+    await fetch(`${world.sandbox.url}/control/open-cloud`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fail: 500, times: 2 }) })
+    const failedBefore = record.failed.filter((f) => f === 'server_error').length
+    await world.play(code!, 'Solitaire')
+    const [message] = await messagesAfter(world, universe, 1, 'the retried message')
+    t.match(parse(message!).blocks?.[code!], /Solitaire/)
+    t.equal(record.failed.filter((f) => f === 'server_error').length - failedBefore, 2)
+    const requests = (await (await fetch(`${world.sandbox.url}/control/requests`)).json()) as { byRoute: Record<string, number> }
+    const route = 'POST /open-cloud/cloud/v2/universes/:universe:publishMessage'
+    t.equal(requests.byRoute[`${route} 500`], 2, 'two refused attempts')
+    t.ok((requests.byRoute[`${route} 200`] ?? 0) >= 1)
+  })
+
+  t.test('a key Open Cloud refuses (401) drops that change and says why', async (t) => {
+    const universe = 1005
+    await world.addUniverse(universe)
+    const [code] = codes.slice(1, 2)
+    await world.subscribe(universe, 'job-1', [code!])
+    await world.waitRecorded(universe, [code!])
+    await fetch(`${world.sandbox.url}/control/open-cloud`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: { [universe]: 'another-key-entirely' } }) })
+    await world.play(code!, 'Mahjong')
+    await eventually(async () => (record.dropped.some(([reason]) => reason === 'refused') ? true : undefined), 10_000, 'the refused change dropped')
+    t.ok(record.failed.includes('refused'))
+    t.same(await world.messages(universe), [])
+  })
+})
+
+t.test('two publishers: every change is published once, and the second carries on when the first stops', async (t) => {
+  const world = await startPushWorld(t)
+  const universe = 2001
+  await world.addUniverse(universe)
+  const codes = await world.linkedCodes(3)
+  await world.subscribe(universe, 'job-1', codes)
+  const first = recordingMetrics()
+  const second = recordingMetrics()
+  const one = await world.startPublisher(first.metrics, 'publisher-1')
+  const two = await world.startPublisher(second.metrics, 'publisher-2')
+  await world.waitRecorded(universe, codes)
+  const games = ['Chess', 'Go', 'Shogi', 'Xiangqi', 'Janggi']
+  for (const [i, game] of games.entries()) {
+    await world.play(codes[i % codes.length]!, game)
+    await messagesAfter(world, universe, i + 1, `change ${i + 1}`)
+  }
+  // A window more, in case a second publisher were to send any of them again.
+  await new Promise((r) => setTimeout(r, 2500))
+  const sent = (await world.messages(universe)).map((m) => Object.values(parse(m).blocks ?? {}).join(''))
+  for (const game of games) t.equal(sent.filter((s) => s.includes(`${game};`)).length, 1, `${game} published once`)
+  t.equal(first.record.published.length + second.record.published.length, games.length, 'one publish per change over both')
+  t.ok(first.record.published.length === 0 || second.record.published.length === 0, 'one publisher led the universe')
+  const [leader, other] = first.record.published.length > 0 ? [one, second] : [two, first]
+
+  t.test('the leader stops (giving its lease up); the other publishes the next change, once', async (t) => {
+    await leader.close()
+    const before = (await world.messages(universe)).length
+    const otherBefore = other.record.published.length
+    await world.play(codes[0]!, 'Reversi')
+    const after = await messagesAfter(world, universe, before + 1, 'the change after the handover')
+    t.match(parse(after[after.length - 1]!).blocks?.[codes[0]!], /Reversi/)
+    t.equal(other.record.published.length - otherBefore, 1, 'published by the other publisher')
+    t.equal(after.length, before + 1, 'once')
+  })
+})
