@@ -1,7 +1,7 @@
 /**
  * The read path against the ceiling (issue 11, issue 23): callbacks and rpc with rate limits off on the bench's front,
- * then again on a second front with rate limiting on (limits raised so one load generator is never refused: the cost
- * measured is the limiter's work), each alternating with the bare hyper-express ceiling in the same run; and the Redis
+ * then again on a second front with the contract's rate limits on, polled by many game servers through a trusted proxy
+ * (client-traffic.ts, each within its budget: the cost measured is the limiter's work), each alternating with the bare hyper-express ceiling in the same run; and the Redis
  * commands one warm callbacks request sends either way (MONITOR, counting only this scratch prefix's keys, since the
  * Redis may be shared). `npm run bench` and `npm run bench:read-path` both take their figures from here.
  */
@@ -11,10 +11,11 @@ import { childPids } from '../../harness/proc-sampler.js'
 import { startProcess } from '../../harness/processes.js'
 import { sleep, waitForFront } from '../../harness/readiness.js'
 import { freePort } from '../../harness/free-port.js'
-import { fixed } from '../../harness/stats.js'
+import { fixed, int } from '../../harness/stats.js'
 import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
 import { compareWithCeiling, type Comparison } from './ceiling-comparison.js'
+import { clientAddress, MANY_CLIENTS, type ClientTraffic } from './client-traffic.js'
 
 /** Redis commands per warm request, in total and by command name. */
 export interface CommandCount {
@@ -62,9 +63,15 @@ async function commandsPer(redis: Redis, prefix: string, units: number, work: ()
   return { perRequest: total / units, byCommand }
 }
 
-async function warmCommands(env: BenchEnv, api: string, path: string): Promise<CommandCount> {
+/** Clients the warm requests come from through the trusted proxy (each sends WARM_REQUESTS / WARM_CLIENTS, within its budget). */
+const WARM_CLIENTS = 100
+
+/** Redis commands per warm callbacks request, one request at a time; `proxied` names WARM_CLIENTS clients in turn. */
+async function warmCommands(env: BenchEnv, api: string, path: string, proxied = false): Promise<CommandCount> {
   return commandsPer(env.scratch.redis, env.scratch.name, WARM_REQUESTS, async () => {
-    for (let i = 0; i < WARM_REQUESTS; i++) await send(`${api}/callbacks/${path}`, 'GET', undefined, {})
+    for (let i = 0; i < WARM_REQUESTS; i++) {
+      await send(`${api}/callbacks/${path}`, 'GET', undefined, proxied ? { 'x-forwarded-for': clientAddress(i % WARM_CLIENTS) } : {})
+    }
   })
 }
 
@@ -74,28 +81,29 @@ async function warmCommands(env: BenchEnv, api: string, path: string): Promise<C
  */
 export async function measureReadPath(env: BenchEnv, input: ReadPathInput, settings: BenchSettings, log: (message: string) => void): Promise<ReadPathResult> {
   const { scratch } = env
-  const both = async (on: BenchEnv) => ({
-    callbacks: await compareWithCeiling(on, settings, 'callbacks', input.path, input.callbacksBytes, log),
-    rpc: await compareWithCeiling(on, settings, 'rpc', input.path, input.rpcBytes, log),
+  const both = async (on: BenchEnv, traffic?: ClientTraffic) => ({
+    callbacks: await compareWithCeiling(on, settings, 'callbacks', input.path, input.callbacksBytes, log, traffic),
+    rpc: await compareWithCeiling(on, settings, 'rpc', input.path, input.rpcBytes, log, traffic),
   })
   const limitsOff = await both(env)
   const off = await warmCommands(env, scratch.api, input.path)
   log(`warm callbacks, rate limits off: ${fixed(off.perRequest, 3)} Redis commands per request`)
 
-  // A second front with rate limiting on, limits high enough that the load generator (one IP) is never refused.
+  // A second front with the contract's limits on (callbacks and rpc 100 per 10 s per client), reached by many game
+  // servers through a trusted proxy (client-traffic.ts): each client stays within its budget, so nothing is refused,
+  // and every request still pays for its limit as in production. The ceiling gets the same requests.
   const port = await freePort()
-  const limits = 'callbacks=100000000/10,rpc=100000000/10'
-  const limited = startProcess({ name: 'front-limited', script: 'src/cli.js', args: ['front'], env: { ...scratch.env, PORT: String(port), RATE_LIMITS: limits } })
+  const limited = startProcess({ name: 'front-limited', script: 'src/cli.js', args: ['front'], env: { ...scratch.env, PORT: String(port), RATE_LIMITS: '', TRUST_PROXY: '127.0.0.1' } })
   try {
     await waitForFront(port)
     // The marks watcher reads the shard marks once a second.
     await sleep(1500)
     const api = `http://127.0.0.1:${port}/api/v1`
     const limitedEnv: BenchEnv = { ...env, scratch: { ...scratch, api }, frontWorkerPids: () => childPids(limited.pid) }
-    const limitsOn = await both(limitedEnv)
-    const on = await warmCommands(env, api, input.path)
+    const limitsOn = await both(limitedEnv, MANY_CLIENTS)
+    const on = await warmCommands(env, api, input.path, true)
     log(`warm callbacks, rate limits on: ${fixed(on.perRequest, 3)} Redis commands per request`)
-    return { limitsOff, limitsOn, limitsOnSetup: `RATE_LIMITS=${limits}`, warmRequests: WARM_REQUESTS, commands: { off, on } }
+    return { limitsOff, limitsOn, limitsOnSetup: `default RATE_LIMITS (callbacks=100/10, rpc=100/10), TRUST_PROXY=127.0.0.1, ${int(MANY_CLIENTS.clients)} client addresses in X-Forwarded-For`, warmRequests: WARM_REQUESTS, commands: { off, on } }
   } finally {
     await limited.stop()
   }
