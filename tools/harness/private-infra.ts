@@ -50,6 +50,8 @@ export interface Placement {
   launch?: (file: string, args: readonly string[]) => { file: string; args: readonly string[] }
   /** Redis only: `requirepass`. */
   password?: string
+  /** MariaDB only: more server options, after the harness's own (a Galera node's wsrep settings). */
+  serverArgs?: readonly string[]
 }
 
 function spawnServer(command: string, args: readonly string[], lines: string[], placement?: Placement): { proc: ChildProcess; exit: Promise<void> } {
@@ -127,11 +129,13 @@ export async function privateMariadb(dir: string, placement?: Placement): Promis
     timeout: 120_000,
   })
   if (install.status !== 0) throw new Error(`mariadb-install-db failed (${install.status}): ${install.stderr ?? ''}${install.stdout ?? ''}`)
-  const mariadbd = process.getuid?.() === 0 ? ['--user=root'] : []
+  // As root, mariadbd needs to be told which user to run as (the first --user wins: a placement's own comes first).
+  const ownUser = placement?.serverArgs?.some((a) => a.startsWith('--user=')) === true
+  const mariadbd = process.getuid?.() === 0 && !ownUser ? ['--user=root'] : []
   const args = [
     '--no-defaults', `--datadir=${datadir}`, `--port=${port}`, `--socket=${join(dir, 'mysqld.sock')}`, `--pid-file=${join(dir, 'mysqld.pid')}`,
     `--bind-address=${host}`, '--skip-networking=0', '--skip-log-bin', '--innodb-buffer-pool-size=128M', '--max-connections=500',
-    `--log-error=${join(dir, 'error.log')}`, ...mariadbd,
+    `--log-error=${join(dir, 'error.log')}`, ...mariadbd, ...(placement?.serverArgs ?? []),
   ]
   const socket = join(dir, 'mysqld.sock')
   // Placed, root is only reachable over the socket (mariadb-install-db makes root@localhost): ping through it.

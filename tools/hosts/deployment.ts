@@ -1,9 +1,11 @@
 /**
- * The whole service laid out on the test hosts, as the README's production layout describes it: Redis and MariaDB on
- * `data`, the sandbox (fake Discord with two shards, fake Roblox) on `sandbox`, one gateway per shard, one worker
+ * The whole service laid out on the test hosts, as the README's production layout describes it: Redis on `data-a`, a
+ * MariaDB Galera node on each of `data-a`, `data-b` and `data-c` (tools/hosts/galera.ts) reached through the balancer's
+ * `:3306`, the sandbox (fake Discord with two shards, fake Roblox) on `sandbox`, one gateway per shard, one worker
  * host, two fronts behind HAProxy on `lb` (haproxy/haproxy.cfg, unchanged). Every part runs from the built dist/
- * inside its host's namespace and reaches the others by host name (`redis://:…@data:6379`), as it would across
- * machines. The harness (root namespace) keeps its own Redis and MySQL connections for checking what was stored.
+ * inside its host's namespace and reaches the others by host name (`redis://:…@data-a:6379`, `mysql://…@lb:3306`), as
+ * it would across machines. The harness (root namespace) keeps its own Redis and MySQL connections (through the
+ * balancer, like the parts) for checking what was stored, and can ask each Galera node directly (`galera`).
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -16,15 +18,18 @@ import { createLogger } from '../../src/lib/logger.js'
 import type { Database } from '../../src/mysql/schema.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { openDatabase, openRedis } from '../../src/runtime/storage.js'
-import { privateMariadb, privateRedis, type PrivateServer } from '../harness/private-infra.js'
+import { privateRedis, type PrivateServer } from '../harness/private-infra.js'
 import { distFile, startProcess, type BenchProcess } from '../harness/processes.js'
 import { sleep, waitFor } from '../harness/readiness.js'
+import { startGalera, type GaleraCluster } from './galera.js'
 import { inHost } from './netns.js'
-import { hostOf, type HostName } from './topology.js'
+import { hostOf, type DataHost, type HostName } from './topology.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** The balancer configuration that ships in the repository; the harness runs exactly this file. */
 export const HAPROXY_CONFIG = join(ROOT, 'haproxy', 'haproxy.cfg')
+/** The balancer's Galera health check (haproxy.cfg reads its path from GALERA_CHECK). */
+export const GALERA_CHECK = join(ROOT, 'haproxy', 'galera-check')
 
 /** The service's parts as placed on the hosts (each part's name is its host's). */
 export type PartName = 'sandbox' | 'gateway-a' | 'gateway-b' | 'worker' | 'front-a' | 'front-b'
@@ -81,6 +86,10 @@ export interface Deployment {
   stop(part: PartName): Promise<void>
   /** Epoch ms of the balancer's last check that changed a front's state, and its states: `UP`, `DOWN`, ... */
   lbStates(): Promise<Record<'front-a' | 'front-b', string>>
+  /** The balancer's view of the Galera nodes: state (`UP`, `DOWN`...) and open connections, by node. */
+  dbStates(): Promise<Record<DataHost, { status: string; sessions: number }>>
+  /** The Galera cluster, node by node. */
+  galera: GaleraCluster
   /** Sums the samples of metric `name` on a part's /metrics whose labels include `labels`; NaN when there are none. */
   metric(part: PartName, name: string, labels?: Record<string, string>): Promise<number>
   close(): Promise<void>
@@ -112,28 +121,31 @@ function cliOnHost(host: HostName, env: Record<string, string>, args: readonly s
 
 /** Starts the data servers, the sandbox, both gateways, the worker, both fronts and the balancer. */
 export async function deploy(tmp: string, log: (message: string) => void): Promise<Deployment> {
-  const data = hostOf('data').address
+  const data = hostOf('data-a').address
+  const lbHost = hostOf('lb').address
   const redisPassword = randomBytes(12).toString('hex')
   const dbPassword = randomBytes(12).toString('hex')
-  const inData = (file: string, args: readonly string[]) => inHost('data', file, args)
+  const inData = (file: string, args: readonly string[]) => inHost('data-a', file, args)
   const redisServer: PrivateServer = await privateRedis(join(tmp, 'redis'), { host: data, port: PORTS.redis, password: redisPassword, launch: inData })
-  const mariadb: PrivateServer = await privateMariadb(join(tmp, 'mariadb'), { host: data, port: PORTS.mysql, launch: inData })
-  await Promise.all([redisServer.start(), mariadb.start()])
-  // A service user reachable from the hosts' subnet, as production would have; root stays on the socket.
-  const grant = spawnSync(
-    'mysql',
-    ['-uroot', `--socket=${join(tmp, 'mariadb', 'mysqld.sock')}`, '-e',
-      `CREATE DATABASE IF NOT EXISTS presence_link; CREATE USER 'presence'@'${hostOf('data').address.replace(/\.\d+$/, '.%')}' IDENTIFIED BY '${dbPassword}'; ` +
-      `GRANT ALL PRIVILEGES ON presence_link.* TO 'presence'@'${hostOf('data').address.replace(/\.\d+$/, '.%')}'; FLUSH PRIVILEGES;`],
-    { encoding: 'utf8', timeout: 30_000 },
-  )
-  if (grant.status !== 0) throw new Error(`creating the MariaDB service user failed: ${grant.stderr}`)
-  log(`data: Redis and MariaDB on ${data} (${PORTS.redis}, ${PORTS.mysql})`)
+  // A service user reachable from the hosts' subnet, as production would have; root stays on each node's socket.
+  const [galera] = await Promise.all([startGalera(join(tmp, 'galera'), dbPassword, log), redisServer.start()])
+  log(`data: Redis on ${data}:${PORTS.redis}; Galera on data-a, data-b, data-c`)
+  // The balancer first: MySQL is reached through it (its fronts come up as the parts start).
+  const lb = startProcess({ name: 'haproxy', script: '', command: inHost('lb', 'haproxy', ['-db', '-f', HAPROXY_CONFIG]), env: { GALERA_CHECK } })
+  const lbCsv = async () => (await get(`http://${lbHost}:${PORTS.lbStats}/stats;csv`)).text.split('\n').map((line) => line.split(','))
+  const dbStates = async (): Promise<Record<DataHost, { status: string; sessions: number }>> => {
+    const out: Record<string, { status: string; sessions: number }> = {}
+    for (const cols of await lbCsv()) if (cols[0] === 'mysql' && cols[1]?.startsWith('data-') === true) out[cols[1]] = { status: cols[17] ?? '?', sessions: Number(cols[4]) }
+    return out as Record<DataHost, { status: string; sessions: number }>
+  }
+  await waitFor('the balancer to see data-a up', async () => (await dbStates().catch(() => undefined))?.['data-a']?.status === 'UP', 30_000, 200).catch((err: Error) => {
+    throw new Error(`${err.message}; haproxy said:\n${lb.lines.slice(-10).join('\n')}`)
+  })
 
   // What every part gets: the data host by name, as on separate machines.
   const env: Record<string, string> = {
-    REDIS_URL: `redis://:${redisPassword}@data:${PORTS.redis}`,
-    DATABASE_URL: `mysql://presence:${dbPassword}@data:${PORTS.mysql}/presence_link`,
+    REDIS_URL: `redis://:${redisPassword}@data-a:${PORTS.redis}`,
+    DATABASE_URL: `mysql://presence:${dbPassword}@lb:${PORTS.mysql}/presence_link`,
     HOST: '0.0.0.0',
     PORT: String(PORTS.api),
     FRONT_WORKERS: '1',
@@ -147,8 +159,8 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
     // and the worker drill needs a steady log load from a dozen addresses.
     RATE_LIMITS: 'bind=10/60,log=3000/60,callbacks=100/10,rpc=100/10',
   }
-  // The harness reaches the data host by address (the root namespace's /etc/hosts does not know `data`).
-  const harnessEnv = { ...env, REDIS_URL: `redis://:${redisPassword}@${data}:${PORTS.redis}`, DATABASE_URL: `mysql://presence:${dbPassword}@${data}:${PORTS.mysql}/presence_link`, LOG_LEVEL: 'warn' }
+  // The harness reaches the hosts by address (the root namespace's /etc/hosts does not know their names).
+  const harnessEnv = { ...env, REDIS_URL: `redis://:${redisPassword}@${data}:${PORTS.redis}`, DATABASE_URL: `mysql://presence:${dbPassword}@${lbHost}:${PORTS.mysql}/presence_link`, LOG_LEVEL: 'warn' }
   const parsed = parseConfig({ ...harnessEnv })
   if (!parsed.ok) throw new Error(`invalid deployment environment: ${parsed.problems.join('; ')}`)
   const ctx: ProcessContext = createProcessContext('hosts', parsed.config, createLogger('hosts', 'warn'))
@@ -217,15 +229,9 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
   await Promise.all([start('front-a'), start('front-b')])
   log('parts: gateway-a, gateway-b, worker, front-a, front-b ready')
 
-  const lbHost = hostOf('lb').address
-  const lb = startProcess({ name: 'haproxy', script: '', command: inHost('lb', 'haproxy', ['-db', '-f', HAPROXY_CONFIG]) })
   const lbStates = async (): Promise<Record<'front-a' | 'front-b', string>> => {
-    const csv = (await get(`http://${lbHost}:${PORTS.lbStats}/stats;csv`)).text
     const out: Record<string, string> = {}
-    for (const line of csv.split('\n')) {
-      const cols = line.split(',')
-      if (cols[0] === 'fronts' && (cols[1] === 'front-a' || cols[1] === 'front-b')) out[cols[1]] = cols[17] ?? '?'
-    }
+    for (const cols of await lbCsv()) if (cols[0] === 'fronts' && (cols[1] === 'front-a' || cols[1] === 'front-b')) out[cols[1]] = cols[17] ?? '?'
     return out as Record<'front-a' | 'front-b', string>
   }
   await waitFor('the balancer to see both fronts up', async () => {
@@ -259,6 +265,8 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
       parts.delete(part)
     },
     lbStates,
+    dbStates,
+    galera,
     async metric(part, name, labels = {}) {
       const text = (await get(metricsUrl(part))).text
       const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
@@ -276,7 +284,7 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
       await Promise.all([...parts.values()].map((p) => p.stop(20_000)))
       await lb.stop(5000)
       await ctx.shutdown.run('hosts done')
-      await Promise.all([redisServer.kill('SIGTERM'), mariadb.kill('SIGTERM')])
+      await Promise.all([redisServer.kill('SIGTERM'), galera.stop()])
       await sleep(0)
     },
   }

@@ -1,6 +1,6 @@
 /**
  * `npm run hosts`: the service across test hosts. Builds network namespaces joined by veth pairs (tools/hosts/
- * topology.ts), runs Redis and MariaDB on `data`, the sandbox on `sandbox`, one gateway per shard, a worker, two
+ * topology.ts), runs Redis on `data-a` and a MariaDB Galera node on each of `data-a`, `data-b`, `data-c`, the sandbox on `sandbox`, one gateway per shard, a worker, two
  * fronts and HAProxy (haproxy/haproxy.cfg) each on its own host from the built dist/, then runs the scenarios
  * (tools/hosts/scenario-list.ts) and writes HOSTS.md (or `--out FILE`). Exits 1 when a scenario fails, 0 with a
  * clear line when this machine cannot make namespaces (not root, no iproute2). Everything is torn down on the way
@@ -21,6 +21,7 @@ import { createHosts, hostsUnavailable, removeHostsSync } from './netns.js'
 import { renderHosts } from './render-hosts.js'
 import { scenarioPassed, type ScenarioOutcome } from './scenario.js'
 import { SCENARIOS } from './scenario-list.js'
+import { HOSTS } from './topology.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const log = createBenchLog('hosts')
@@ -58,7 +59,7 @@ async function main(): Promise<number> {
   }
   const startedAt = new Date()
   createHosts()
-  log('hosts made: lb, front-a, front-b, worker, gateway-a, gateway-b, data, sandbox')
+  log(`hosts made: ${HOSTS.map((h) => h.name).join(', ')}`)
   const dep = await deploy(tmp, log)
   if (values.hold === true) {
     log(`holding: API ${dep.api} (key: ${dep.bearer}), sandbox ${dep.control}, balancer stats http://${dep.api.split('/')[2]?.split(':')[0]}:8404/stats`)

@@ -7,7 +7,13 @@
  */
 
 /** Every test host. */
-export type HostName = 'lb' | 'front-a' | 'front-b' | 'worker' | 'gateway-a' | 'gateway-b' | 'data' | 'sandbox'
+export type HostName = 'lb' | 'front-a' | 'front-b' | 'worker' | 'gateway-a' | 'gateway-b' | DataHost | 'sandbox'
+
+/** The data hosts: a MariaDB Galera node on each, Redis on data-a. */
+export type DataHost = 'data-a' | 'data-b' | 'data-c'
+
+/** The data hosts in order: the Galera cluster's bootstrap node first, as haproxy/haproxy.cfg lists them. */
+export const DATA_HOSTS: readonly DataHost[] = ['data-a', 'data-b', 'data-c']
 
 /** One host: its namespace, its address on the bridge, and what runs there. */
 export interface HostSpec {
@@ -29,13 +35,15 @@ export const NAME_PREFIX = 'plh-'
 
 /** The host table (docs/operations.md "A tested multi-host layout" shows the same). */
 export const HOSTS: readonly HostSpec[] = [
-  { name: 'lb', address: `${SUBNET_PREFIX}.10`, runs: 'HAProxy (haproxy/haproxy.cfg): :8080 to the fronts, :8404 stats and metrics' },
+  { name: 'lb', address: `${SUBNET_PREFIX}.10`, runs: 'HAProxy (haproxy/haproxy.cfg): :8080 to the fronts, :3306 to one Galera node, :8404 stats and metrics' },
   { name: 'front-a', address: `${SUBNET_PREFIX}.11`, runs: 'presence-link front (:8080, metrics :9464), TRUST_PROXY = lb' },
   { name: 'front-b', address: `${SUBNET_PREFIX}.12`, runs: 'presence-link front (:8080, metrics :9464), TRUST_PROXY = lb' },
   { name: 'worker', address: `${SUBNET_PREFIX}.13`, runs: 'presence-link worker (every consumer and delivery; metrics :9465); migrate, keys' },
   { name: 'gateway-a', address: `${SUBNET_PREFIX}.14`, runs: 'presence-link gateway, SHARD_IDS=0 of SHARD_COUNT=2 (metrics :9466)' },
   { name: 'gateway-b', address: `${SUBNET_PREFIX}.15`, runs: 'presence-link gateway, SHARD_IDS=1 of SHARD_COUNT=2 (metrics :9466)' },
-  { name: 'data', address: `${SUBNET_PREFIX}.20`, runs: 'Redis (:6379, password, AOF) and MariaDB (:3306, a service user)' },
+  { name: 'data-a', address: `${SUBNET_PREFIX}.21`, runs: 'Redis (:6379, password, AOF); MariaDB Galera node (:3306), the bootstrap node' },
+  { name: 'data-b', address: `${SUBNET_PREFIX}.22`, runs: 'MariaDB Galera node (:3306)' },
+  { name: 'data-c', address: `${SUBNET_PREFIX}.23`, runs: 'MariaDB Galera node (:3306)' },
   { name: 'sandbox', address: `${SUBNET_PREFIX}.30`, runs: 'presence-link sandbox (:8090): the fake Discord (2 shards) and Roblox users API' },
 ]
 
