@@ -6,6 +6,7 @@ import { cpus } from 'node:os'
 import * as v from 'valibot'
 import { trustProxyProblem } from './http/model/client-key.js'
 import { parseDestinationTarget } from './delivery/model/destination.js'
+import { MAX_RETENTION_DAYS, retentionDaysProblem } from './retention/model/prune-plan.js'
 
 const intString = (name: string, min: number, max: number) =>
   v.pipe(
@@ -152,6 +153,11 @@ const EnvEntries = v.object({
   DELIVERY_RATE_LIMIT: v.optional(intString('DELIVERY_RATE_LIMIT', 1, 50), '45'),
   DELIVERY_BATCH_MS: v.optional(intString('DELIVERY_BATCH_MS', 0, 10000), '1000'),
   DELIVERY_POLL_MS: v.optional(intString('DELIVERY_POLL_MS', 20, 10000), '250'),
+  // 0 keeps log entries forever; otherwise at least MIN_RETENTION_DAYS (checked in parseConfig).
+  LOG_RETENTION_DAYS: v.optional(intString('LOG_RETENTION_DAYS', 0, MAX_RETENTION_DAYS), '90'),
+  LOG_PRUNE_BATCH_SIZE: v.optional(intString('LOG_PRUNE_BATCH_SIZE', 1, 10000), '1000'),
+  LOG_PRUNE_PAUSE_MS: v.optional(intString('LOG_PRUNE_PAUSE_MS', 0, 60000), '100'),
+  LOG_PRUNE_INTERVAL_SECONDS: v.optional(intString('LOG_PRUNE_INTERVAL_SECONDS', 1, 604800), '3600'),
   SAFETY_REVIEW_INFRACTIONS: v.optional(intString('SAFETY_REVIEW_INFRACTIONS', 0, 100000), '1'),
   SAFETY_UNSAFE_INFRACTIONS: v.optional(intString('SAFETY_UNSAFE_INFRACTIONS', 0, 100000), '3'),
   NODE_ENV: v.optional(v.pipe(v.string(), v.trim()), ''),
@@ -265,6 +271,14 @@ export type Config = Readonly<{
   deliveryRateLimit: number
   deliveryBatchMs: number
   deliveryPollMs: number
+  /** Log entries stored more than this many days ago are pruned by the worker; 0 keeps them forever. */
+  logRetentionDays: number
+  /** Entries read per window and deleted per statement at most by a prune. */
+  logPruneBatchSize: number
+  /** Pause after each DELETE of a prune. */
+  logPrunePauseMs: number
+  /** A complete prune is followed by the next one this long after (any worker's). */
+  logPruneIntervalSeconds: number
   safetyReviewInfractions: number
   safetyUnsafeInfractions: number
   /** NODE_ENV is `production` (the Docker image sets it): serve never falls back to the sandbox. */
@@ -306,6 +320,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     if (problem !== null) problems.push(`TRUST_PROXY: ${problem}`)
   }
   if (o.DISCORD_API !== '' && !/^https?:\/\//.test(o.DISCORD_API)) problems.push('DISCORD_API must be an http(s) URL')
+  const retention = retentionDaysProblem(o.LOG_RETENTION_DAYS)
+  if (retention !== null) problems.push(`LOG_RETENTION_DAYS ${retention}`)
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
@@ -351,6 +367,10 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       deliveryRateLimit: o.DELIVERY_RATE_LIMIT,
       deliveryBatchMs: o.DELIVERY_BATCH_MS,
       deliveryPollMs: o.DELIVERY_POLL_MS,
+      logRetentionDays: o.LOG_RETENTION_DAYS,
+      logPruneBatchSize: o.LOG_PRUNE_BATCH_SIZE,
+      logPrunePauseMs: o.LOG_PRUNE_PAUSE_MS,
+      logPruneIntervalSeconds: o.LOG_PRUNE_INTERVAL_SECONDS,
       safetyReviewInfractions: o.SAFETY_REVIEW_INFRACTIONS,
       safetyUnsafeInfractions: o.SAFETY_UNSAFE_INFRACTIONS,
       production: o.NODE_ENV === 'production',

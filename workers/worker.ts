@@ -1,6 +1,7 @@
 /**
- * Entry point: queue consumers in one process (all of them, or those named: `presence-link worker bind log`). Its
- * metrics port also answers /healthz and /readyz from the start; the consumers start once Redis and MySQL answer.
+ * Entry point: queue consumers in one process (all of them, or those named: `presence-link worker bind log`), and the
+ * log pruner (LOG_RETENTION_DAYS; one worker prunes at a time). Its metrics port also answers /healthz and /readyz
+ * from the start; the consumers start once Redis and MySQL answer.
  * Push targets stored while PUSH_SECRET is unset or wrong stop it with 78 and one line saying so.
  */
 import { createDependencyGauge } from '../src/metrics/dependency-metrics.js'
@@ -32,7 +33,7 @@ await runProcess('worker', async (ctx) => {
   const metrics = await startMetricsServer(ctx, registry, ctx.config.workerMetricsPort, partReadyCheck(readiness, () => started))
   await waitForDependencies(ctx, readiness, () => ensureDatabase(ctx.config.databaseUrl))
   try {
-    await startConsumers(ctx, names, registry)
+    await startConsumers(ctx, names, registry, { prune: true })
   } catch (err) {
     // Push targets exist but PUSH_SECRET cannot open their keys: a configuration to fix, refused at every restart.
     if (!(err instanceof PushConfigError)) throw err

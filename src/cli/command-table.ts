@@ -4,6 +4,7 @@
  * when they run, so `--help`, `--version` and command-line errors touch neither MySQL nor Redis.
  */
 import { QUEUE_ARGUMENT_TEXT } from '../queue/names.js'
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../retention/model/prune-plan.js'
 import type { ArgsSpec } from './args.js'
 import { adminCommand, type Command, type CommandGroup } from './command.js'
 
@@ -188,6 +189,17 @@ const LOGS: CommandGroup = {
         },
       },
       run: async (ctx, { flags }) => (await delivery()).replayLogsCommand(ctx, flags.category, flags.since),
+    }),
+    adminCommand({
+      name: 'prune',
+      summary: 'delete entries stored more than LOG_RETENTION_DAYS (or --days) ago, in batches; entries an infraction references or still pending delivery stay',
+      args: {
+        flags: {
+          'dry-run': { type: 'boolean', summary: 'print what would go (count, oldest and newest, what stays and why) and delete nothing' },
+          days: { type: 'integer', value: 'N', min: MIN_RETENTION_DAYS, max: MAX_RETENTION_DAYS, summary: 'entries stored more than N days ago (default: LOG_RETENTION_DAYS)' },
+        },
+      },
+      run: async (ctx, { flags }) => (await import('./retention-commands.js')).pruneLogsCommand(ctx, { dryRun: flags['dry-run'] === true, days: flags.days }),
     }),
   ],
 }

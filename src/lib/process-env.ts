@@ -52,6 +52,11 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   deliveryRateLimit: ['DELIVERY_RATE_LIMIT'],
   deliveryBatchMs: ['DELIVERY_BATCH_MS'],
   deliveryPollMs: ['DELIVERY_POLL_MS'],
+  // LOG_RETENTION_DAYS is checked against the minimum in parseConfig (0 or MIN_RETENTION_DAYS and up).
+  logRetentionDays: ['LOG_RETENTION_DAYS'],
+  logPruneBatchSize: ['LOG_PRUNE_BATCH_SIZE'],
+  logPrunePauseMs: ['LOG_PRUNE_PAUSE_MS'],
+  logPruneIntervalSeconds: ['LOG_PRUNE_INTERVAL_SECONDS'],
   // The two levels are checked against each other.
   safetyReviewInfractions: ['SAFETY_REVIEW_INFRACTIONS', 'SAFETY_UNSAFE_INFRACTIONS'],
   safetyUnsafeInfractions: ['SAFETY_UNSAFE_INFRACTIONS', 'SAFETY_REVIEW_INFRACTIONS'],
@@ -79,6 +84,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
     'logLevel', 'redisPrefix', 'redisUrl', 'robloxUsersApi', 'workerMetricsPort',
     'nearCacheEntries', 'openCloudApi', 'pushPublishesPerMinute', 'pushSecret', 'pushSubscriptionSeconds', 'pushWindowMs',
+    'logPruneBatchSize', 'logPruneIntervalSeconds', 'logPrunePauseMs', 'logRetentionDays',
   ],
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',

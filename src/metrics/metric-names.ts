@@ -18,9 +18,9 @@ export type MetricKind = 'counter' | 'gauge' | 'histogram'
 /**
  * Which process registers a metric; `front-primary` is the front's node:cluster primary (its own registry, served
  * beside its workers' aggregated metrics); `delivery` is the delivery consumer and `push` the push publisher, wherever
- * they run (a worker); `every` is every part.
+ * they run (a worker); `retention` is the log pruner of `presence-link worker`; `every` is every part.
  */
-export type MetricProcess = 'front' | 'front-primary' | 'worker' | 'gateway' | 'delivery' | 'push' | 'every'
+export type MetricProcess = 'front' | 'front-primary' | 'worker' | 'gateway' | 'delivery' | 'push' | 'retention' | 'every'
 
 /** One metric's definition. */
 export interface MetricSpec<L extends string = string> {
@@ -329,6 +329,34 @@ export const Metric = {
     labels: [],
     process: 'push',
   }),
+  logPruned: spec({
+    name: 'presence_link_log_pruned_entries_total',
+    help: 'Log entries deleted by the pruner because they were stored more than LOG_RETENTION_DAYS ago.',
+    kind: 'counter',
+    labels: [],
+    process: 'retention',
+  }),
+  logPruneKept: spec({
+    name: 'presence_link_log_prune_kept_entries',
+    help: 'Entries older than LOG_RETENTION_DAYS the last prune of this process kept, by reason (infraction: the evidence of an infraction; pending: not yet delivered).',
+    kind: 'gauge',
+    labels: ['reason'],
+    process: 'retention',
+  }),
+  logPruneLastSuccess: spec({
+    name: 'presence_link_log_prune_last_success_timestamp_seconds',
+    help: 'Unix time at which the last complete prune of this process ended (0: none since it started).',
+    kind: 'gauge',
+    labels: [],
+    process: 'retention',
+  }),
+  logPruneFailures: spec({
+    name: 'presence_link_log_prune_failures_total',
+    help: 'Prunes that failed (MySQL or Redis unreachable, a statement refused); the next one is tried a check interval later.',
+    kind: 'counter',
+    labels: [],
+    process: 'retention',
+  }),
   feedLive: spec({
     name: 'presence_link_feed_live',
     help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
@@ -393,6 +421,9 @@ export const PUSH_DROP_REASONS = ['refused', 'no_target'] as const
 
 /** Why a publish failed (the label `reason`). */
 export const PUSH_FAILURE_REASONS = ['rate_limited', 'server_error', 'network', 'refused'] as const
+
+/** Why an old log entry was kept (the label `reason` of the kept gauge). */
+export const PRUNE_KEPT_REASONS = ['infraction', 'pending'] as const
 
 /** Distinct API key names one process labels; further names are counted as `other` (keys are few, but names are the operator's). */
 export const MAX_KEY_LABELS = 50

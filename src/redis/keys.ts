@@ -27,6 +27,8 @@
  * | `{p}:push:rate:{universe}` | sorted set, PX 60 s | one member per message published to that universe in the last minute, score = Redis time in ms (the universe's budget, push/model/publish-budget.ts) | push publisher (scripts/rate-gate-take.lua) | push publisher |
  * | `{p}:push:rate` | sorted set, PX 60 s | one member per Open Cloud publish of the last minute, every universe together (PUSH_PUBLISHES_PER_MINUTE) | push publisher (scripts/rate-gate-take.lua) | push publisher |
  * | `{p}:usage:{minute}` | hash, EX 25 h | requests of one minute (epoch minute, the front's clock) per API key: field `KEYNAME|ROUTE|STATUS`, value = count | front (key-usage.ts, batched each second) | `keys usage` CLI |
+ * | `{p}:retention:lease` | string, PX 30 s, renewed every 10 s | token `host:pid:random` of the one worker pruning `log_entries` now (so two workers never prune at once) | log pruner (delivery-lease.ts: scripts/lease-*.lua) | log pruners |
+ * | `{p}:retention:done` | string, PX = LOG_PRUNE_INTERVAL_SECONDS | ISO time of the last complete prune: while it lives no worker starts another; lost on purpose when Redis restarts empty (a prune then runs at once) | log pruner (log-prune-turn.ts) | log pruners |
  * | `{p}:bull:{queue}:*` | BullMQ | queues (BullMQ's own layout, prefix `{p}:bull`) | front, gateway, workers (queue/) | workers, gateway (queue/) |
  */
 
@@ -58,6 +60,8 @@ export interface RedisKeys {
   readonly pushUniverseRate: (universe: number) => string
   readonly pushRate: string
   readonly usage: (minute: number) => string
+  readonly retentionLease: string
+  readonly retentionDone: string
 }
 
 /** Builds every key for a prefix. */
@@ -89,5 +93,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     pushUniverseRate: (universe: number) => `${prefix}:push:rate:${universe}`,
     pushRate: `${prefix}:push:rate`,
     usage: (minute: number) => `${prefix}:usage:${minute}`,
+    retentionLease: `${prefix}:retention:lease`,
+    retentionDone: `${prefix}:retention:done`,
   })
 }

@@ -1,6 +1,7 @@
 /**
  * Starts the named consumers of a worker process: opens its clients and hands them to the queue consumers (their
- * policy and building: src/queue/), to the delivery consumer (src/delivery/) and to the push publisher (src/push/).
+ * policy and building: src/queue/), to the delivery consumer (src/delivery/), to the push publisher (src/push/) and,
+ * in `presence-link worker`, to the log pruner (src/retention/).
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
@@ -45,6 +46,10 @@ import { startReadPath } from '../redis/read-path.js'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
+import { createRetentionMetrics } from '../metrics/retention-metrics.js'
+import { createRetentionRows } from '../mysql/log-entry-retention.js'
+import { createLogPruneTurn } from '../redis/log-prune-turn.js'
+import { startLogPruner, type LogPruner } from '../retention/log-pruner.js'
 
 /**
  * Consumers this module can start: the queue consumers, `delivery`, which posts stored entries to Discord, and `push`,
@@ -131,10 +136,29 @@ export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<
   return publisher
 }
 
+/**
+ * The log pruner over real clients (src/retention/): `log_entries` through MySQL, the turn (one prune at a time over
+ * every worker) in Redis; it closes through the shutdown registry, before the clients it uses.
+ */
+export function startLogPrunerFor(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: Registry }): LogPruner {
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const pruner = startLogPruner({
+    rows: createRetentionRows(deps.db),
+    turn: createLogPruneTurn(deps.redis, ctx.keys, holder),
+    config: ctx.config,
+    log: ctx.log,
+    ...(deps.metrics === undefined ? {} : { metrics: createRetentionMetrics(deps.metrics) }),
+  })
+  ctx.shutdown.register('log-pruner', () => pruner.close())
+  return pruner
+}
+
 /** Options of startConsumers besides the process and its registry. */
 export interface ConsumerOptions {
   /** The retry policy (tests shorten it); RETRY_POLICY by default. */
   retry?: RetryPolicy
+  /** Also run the log pruner (`presence-link worker` does, whichever consumers it runs). */
+  prune?: boolean
 }
 
 /**
@@ -199,5 +223,6 @@ export async function startConsumers(
     started.set(name, worker)
     ctx.log.info({ queue: name, concurrency: CONSUMER_CONCURRENCY[name] }, 'consumer started')
   }
+  if (options.prune === true) startLogPrunerFor(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics }) })
   return started
 }
