@@ -128,6 +128,21 @@ async function subscribe(world: PushWorld, key: string, universe: number, server
   if (res.status !== 200) throw new Error(`subscribe: ${res.status} ${await res.text()}`)
 }
 
+/** How often the bench renews its subscriptions, as the module does with its reconcile poll (they lapse after 120 s). */
+const RENEW_EVERY_MS = 30_000
+
+/** Subscribes each server, then renews them every RENEW_EVERY_MS until the returned stop is called. */
+async function keepSubscribed(world: PushWorld, key: string, universe: number, servers: ReadonlyArray<readonly [string, readonly string[]]>): Promise<() => void> {
+  for (const [serverId, codes] of servers) await subscribe(world, key, universe, serverId, codes)
+  let renewing = Promise.resolve()
+  const timer = setInterval(() => {
+    renewing = renewing.then(async () => {
+      for (const [serverId, codes] of servers) await subscribe(world, key, universe, serverId, codes)
+    })
+  }, RENEW_EVERY_MS)
+  return () => clearInterval(timer)
+}
+
 async function messages(world: PushWorld, universe: number, after = 0): Promise<FakeMessage[]> {
   return (await control<{ messages: FakeMessage[] }>(world.sandbox, 'GET', `open-cloud/messages?universe_id=${universe}&after=${after}`)).messages
 }
@@ -176,6 +191,7 @@ export async function measurePushLatency(updates: number, windowMs: number, log:
   const world = await createPushWorld('pushlat', windowMs)
   const universe = 7001
   const feed = watchFeed(world.scratch.config.redisUrl, world.scratch.ctx.keys.feed)
+  let stopRenewing = () => {}
   try {
     const codes = buildCodeService(world.scratch.db, createCodeCache(world.scratch.redis, world.scratch.ctx.keys))
     const user = '900000000000000001'
@@ -192,7 +208,7 @@ export async function measurePushLatency(updates: number, windowMs: number, log:
     const key = await apiKey(world)
     await attach(world, universe)
     await startParts(world, true)
-    await subscribe(world, key, universe, 'bench-server', [code.code, ...others])
+    stopRenewing = await keepSubscribed(world, key, universe, [['bench-server', [code.code, ...others]]])
     await waitFor('the publisher to look at the universe', async () => (await world.scratch.redis.hlen(world.scratch.ctx.keys.pushSent(universe))) >= 20, 30_000)
     const total: number[] = []
     const toFeed: number[] = []
@@ -235,6 +251,7 @@ export async function measurePushLatency(updates: number, windowMs: number, log:
       publisherP99Ms: percentile(publisher, 99),
     }
   } finally {
+    stopRenewing()
     await feed.close()
     await world.remove()
   }
@@ -247,6 +264,7 @@ export async function measurePushVolume(
 ): Promise<PushVolume> {
   const world = await createPushWorld('pushvol', shape.windowMs)
   const universe = 7002
+  let stopRenewing = () => {}
   try {
     const codeService = buildCodeService(world.scratch.db, createCodeCache(world.scratch.redis, world.scratch.ctx.keys))
     const codes: string[] = []
@@ -260,7 +278,8 @@ export async function measurePushVolume(
     await attach(world, universe)
     await startParts(world, false)
     const perServer = Math.ceil(shape.players / shape.servers)
-    for (let s = 0; s < shape.servers; s++) await subscribe(world, key, universe, `server-${s}`, codes.slice(s * perServer, (s + 1) * perServer))
+    const servers = Array.from({ length: shape.servers }, (_, s) => [`server-${s}`, codes.slice(s * perServer, (s + 1) * perServer)] as const)
+    stopRenewing = await keepSubscribed(world, key, universe, servers)
     const presence = createPresenceStore(world.scratch.redis, world.scratch.ctx.keys)
     await presence.markLive(0, 3_600_000)
     await waitFor('the publisher to look at the universe', async () => (await world.scratch.redis.hlen(world.scratch.ctx.keys.pushSent(universe))) >= shape.players, 60_000)
@@ -328,6 +347,7 @@ export async function measurePushVolume(
       missing,
     }
   } finally {
+    stopRenewing()
     await world.remove()
   }
 }
