@@ -114,6 +114,13 @@ const EnvEntries = v.object({
     v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,40}$/, 'REDIS_PREFIX must be 1-40 characters of letters, digits, _ . -')),
     'pl',
   ),
+  // Sentinel (issue 22): no defaults; read together in redisTargetOf, which refuses ambiguous combinations.
+  REDIS_SENTINELS: v.optional(v.pipe(v.string(), v.trim())),
+  REDIS_SENTINEL_NAME: v.optional(v.pipe(v.string(), v.trim())),
+  REDIS_SENTINEL_PASSWORD: v.optional(v.string()),
+  REDIS_PASSWORD: v.optional(v.string()),
+  REDIS_WRITE_REPLICAS: v.optional(intString('REDIS_WRITE_REPLICAS', 0, 16), '0'),
+  REDIS_WRITE_TIMEOUT_MS: v.optional(intString('REDIS_WRITE_TIMEOUT_MS', 10, 60000), '1000'),
   DATABASE_URL: v.optional(urlString('DATABASE_URL', ['mysql:', 'mariadb:']), 'mysql://root@127.0.0.1:3306/presence_link'),
   GAME_PLATFORM_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'GAME_PLATFORM_NAME must not be empty')), 'Roblox'),
   TRUST_PROXY: v.optional(list, ''),
@@ -207,6 +214,90 @@ const EnvSchema = v.pipe(
   ),
 )
 
+/** One Sentinel's address. */
+export interface SentinelAddress {
+  host: string
+  port: number
+}
+
+/**
+ * Where Redis is. `url`: one address (REDIS_URL, the default). `sentinel`: the primary that the Sentinels at
+ * `sentinels` monitor under `name`; every connection asks them for the primary and follows a failover. `password`
+ * is the data nodes' (REDIS_PASSWORD), `sentinelPassword` the Sentinels' own; '' when not set.
+ */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | { kind: 'sentinel'; sentinels: readonly SentinelAddress[]; name: string; password: string; sentinelPassword: string }
+
+/** The default port of a Sentinel (when an address of REDIS_SENTINELS gives none). */
+export const SENTINEL_DEFAULT_PORT = 26379
+
+/** Parses `host:port`, `host` or `[v6]:port`; null when it is not an address. */
+export function parseSentinelAddress(text: string): SentinelAddress | null {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+))(?::(\d{1,5}))?$/.exec(text.trim())
+  if (m === null) return null
+  const port = m[3] === undefined ? SENTINEL_DEFAULT_PORT : Number(m[3])
+  if (port < 1 || port > 65535) return null
+  return { host: m[1] ?? m[2] ?? '', port }
+}
+
+/** The Redis variables read together (empty ones are absent); `urlSet` says whether REDIS_URL was given. */
+export interface RedisVariables {
+  REDIS_URL: string
+  urlSet: boolean
+  REDIS_SENTINELS?: string | undefined
+  REDIS_SENTINEL_NAME?: string | undefined
+  REDIS_SENTINEL_PASSWORD?: string | undefined
+  REDIS_PASSWORD?: string | undefined
+}
+
+/**
+ * How REDIS_URL and the Sentinel variables combine: without REDIS_SENTINELS, REDIS_URL (or its default) is the
+ * address and the Sentinel variables must be unset (a password goes in the URL). With REDIS_SENTINELS, the
+ * Sentinels name the primary, REDIS_SENTINEL_NAME is required, and REDIS_URL must be unset: two addresses would leave
+ * it unclear which one the service writes to.
+ */
+export function redisTargetOf(env: RedisVariables): { ok: true; target: RedisTarget } | { ok: false; problems: string[] } {
+  const problems: string[] = []
+  const sentinelsText = env.REDIS_SENTINELS ?? ''
+  if (sentinelsText === '') {
+    for (const name of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_PASSWORD'] as const) {
+      if ((env[name] ?? '') !== '') {
+        problems.push(
+          name === 'REDIS_PASSWORD'
+            ? 'REDIS_PASSWORD is for the data nodes behind REDIS_SENTINELS; without Sentinel, put the password in REDIS_URL (redis://:PASSWORD@host:6379)'
+            : `${name} is set but REDIS_SENTINELS is not: set REDIS_SENTINELS too, or unset ${name}`,
+        )
+      }
+    }
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, target: { kind: 'url', url: env.REDIS_URL } }
+  }
+  if (env.urlSet) problems.push('REDIS_URL and REDIS_SENTINELS are both set: with Sentinel the primary\'s address comes from the Sentinels; unset REDIS_URL (its password goes in REDIS_PASSWORD)')
+  const parts = sentinelsText.split(',').map((p) => p.trim()).filter((p) => p !== '')
+  const sentinels: SentinelAddress[] = []
+  for (const part of parts) {
+    const address = parseSentinelAddress(part)
+    if (address === null) problems.push(`REDIS_SENTINELS: ${JSON.stringify(part.slice(0, 60))} is not host:port`)
+    else sentinels.push(address)
+  }
+  if (parts.length === 0) problems.push('REDIS_SENTINELS must be a comma list of host:port')
+  const name = env.REDIS_SENTINEL_NAME ?? ''
+  if (name === '') problems.push('REDIS_SENTINEL_NAME is required with REDIS_SENTINELS (the master name of `sentinel monitor`)')
+  else if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) problems.push('REDIS_SENTINEL_NAME must be 1-64 characters of letters, digits, _ . -')
+  if (problems.length > 0) return { ok: false, problems }
+  return {
+    ok: true,
+    target: { kind: 'sentinel', sentinels: Object.freeze(sentinels), name, password: env.REDIS_PASSWORD ?? '', sentinelPassword: env.REDIS_SENTINEL_PASSWORD ?? '' },
+  }
+}
+
+/** Where `target` points, for logs and errors: `host:port`, or `sentinel NAME at host:port,...`; never a password. */
+export function describeRedisTarget(target: RedisTarget): string {
+  if (target.kind === 'sentinel') return `sentinel ${target.name} at ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`
+  const { hostname, port } = new URL(target.url)
+  return `${hostname}:${port === '' ? '6379' : port}`
+}
+
 /**
  * HOST when it is not set: loopback outside production, so a development start (the sandbox's, with no API key
  * and open metrics) is not reachable from other machines; every interface in production, as before (a container
@@ -222,7 +313,14 @@ export type Config = Readonly<{
   /** Address the front, the metrics endpoints and serve's "up" line use: HOST, else hostDefault(production). */
   host: string
   frontWorkers: number
+  /** REDIS_URL, or its default (the address only when `redis.kind` is `url`). */
   redisUrl: string
+  /** Where Redis is: one URL, or the primary a set of Sentinels names (redisTargetOf). */
+  redis: RedisTarget
+  /** Replicas that must confirm a write (WAIT) before the front or the gateway calls it accepted; 0 = no WAIT. */
+  redisWriteReplicas: number
+  /** The WAIT bound, in ms: no confirmation within it answers 503 (a log or bind) instead of success. */
+  redisWriteTimeoutMs: number
   redisPrefix: string
   databaseUrl: string
   gamePlatformName: string
@@ -309,10 +407,14 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   }
   const result = v.safeParse(EnvSchema, input, { abortEarly: false, abortPipeEarly: false })
   if (!result.success) {
-    return { ok: false, problems: result.issues.map((i) => `${v.getDotPath(i) ?? 'env'}: ${i.message}`) }
+    // The Redis combination is checked on the raw strings too, so its problems are listed with the others at once.
+    const redis = redisTargetOf({ ...input, REDIS_URL: input.REDIS_URL ?? '', urlSet: input.REDIS_URL !== undefined })
+    return { ok: false, problems: [...result.issues.map((i) => `${v.getDotPath(i) ?? 'env'}: ${i.message}`), ...(redis.ok ? [] : redis.problems)] }
   }
   const o = result.output
   const problems: string[] = []
+  const target = redisTargetOf({ ...o, urlSet: input.REDIS_URL !== undefined })
+  if (!target.ok) problems.push(...target.problems)
   const shardIds = o.SHARD_IDS.length === 0 ? [...Array(o.SHARD_COUNT).keys()] : o.SHARD_IDS.map(Number)
   if (shardIds.some((id) => id >= o.SHARD_COUNT)) problems.push(`SHARD_IDS: every shard id must be below SHARD_COUNT (${o.SHARD_COUNT})`)
   for (const entry of o.TRUST_PROXY) {
@@ -323,6 +425,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   const retention = retentionDaysProblem(o.LOG_RETENTION_DAYS)
   if (retention !== null) problems.push(`LOG_RETENTION_DAYS ${retention}`)
   if (problems.length > 0) return { ok: false, problems }
+  if (!target.ok) return { ok: false, problems }
   return {
     ok: true,
     config: Object.freeze({
@@ -330,6 +433,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       host: o.HOST ?? hostDefault(o.NODE_ENV === 'production'),
       frontWorkers: o.FRONT_WORKERS,
       redisUrl: o.REDIS_URL,
+      redis: target.target,
+      redisWriteReplicas: o.REDIS_WRITE_REPLICAS,
+      redisWriteTimeoutMs: o.REDIS_WRITE_TIMEOUT_MS,
       redisPrefix: o.REDIS_PREFIX,
       databaseUrl: o.DATABASE_URL,
       gamePlatformName: o.GAME_PLATFORM_NAME,

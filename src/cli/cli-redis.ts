@@ -3,6 +3,7 @@
  * operator at a prompt wants the reason at once, so a command gives up within a few seconds with one error that
  * names Redis and its address.
  */
+import { describeRedisTarget } from '../config.js'
 import { createRedis } from '../redis/connection.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { errorCode } from '../redis/redis-watch.js'
@@ -13,18 +14,12 @@ export const CLI_REDIS_WAIT_MS = 3000
 /** A fail-fast Redis connection (ioredis is named only below src/redis/ and src/runtime/). */
 export type CliRedis = ReturnType<typeof createRedis>
 
-/** Where a Redis URL points, without its credentials: `host:port`. */
-export function redisAddress(url: string): string {
-  const { hostname, port } = new URL(url)
-  return `${hostname}:${port === '' ? '6379' : port}`
-}
-
 /**
  * Opens a fail-fast connection for one command and registers its close. Rejects with `cannot reach Redis at
  * HOST:PORT (REASON)` when it is not ready within CLI_REDIS_WAIT_MS.
  */
 export async function openCliRedis(ctx: ProcessContext): Promise<CliRedis> {
-  const redis = createRedis(ctx.config.redisUrl, 'request', `${ctx.name}:cli`)
+  const redis = createRedis(ctx.config.redis, 'request', `${ctx.name}:cli`)
   let lastError: unknown
   // Connection errors are the reason given below; without a listener ioredis would print each one to stderr.
   redis.on('error', (err) => {
@@ -44,7 +39,7 @@ export async function openCliRedis(ctx: ProcessContext): Promise<CliRedis> {
   if (!ready) {
     redis.disconnect()
     const reason = lastError === undefined ? `no answer within ${CLI_REDIS_WAIT_MS / 1000} s` : errorCode(lastError)
-    throw new Error(`cannot reach Redis at ${redisAddress(ctx.config.redisUrl)} (${reason})`)
+    throw new Error(`cannot reach Redis at ${describeRedisTarget(ctx.config.redis)} (${reason})`)
   }
   ctx.shutdown.register('redis:cli', async () => {
     await redis.quit().catch(() => redis.disconnect())

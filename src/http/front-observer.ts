@@ -13,6 +13,8 @@ export interface FrontObserver {
   /** A client passed its unknown-code budget (called once per client and window, whichever front saw it). */
   unknownCodeBudgetExhausted?(route: 'callbacks' | 'rpc'): void
   bindOutcome?(status: string): void
+  /** A log batch or a bind was not confirmed by REDIS_WRITE_REPLICAS replicas in time (answered 503). */
+  replicaShortfall?(write: 'log' | 'bind' | 'audit'): void
   /** A request that presented a valid API key: its key's name, route and status (usage per key). */
   keyRequest?(key: string, route: string, status: number): void
   /** Codes of one callbacks/rpc/stream lookup answered from the near cache and read from Redis. */

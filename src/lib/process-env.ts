@@ -14,6 +14,10 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   host: ['HOST', 'NODE_ENV'],
   frontWorkers: ['FRONT_WORKERS'],
   redisUrl: ['REDIS_URL'],
+  // REDIS_URL and the Sentinel variables are checked against each other (config.ts redisTargetOf).
+  redis: ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_PASSWORD'],
+  redisWriteReplicas: ['REDIS_WRITE_REPLICAS'],
+  redisWriteTimeoutMs: ['REDIS_WRITE_TIMEOUT_MS'],
   redisPrefix: ['REDIS_PREFIX'],
   databaseUrl: ['DATABASE_URL'],
   gamePlatformName: ['GAME_PLATFORM_NAME'],
@@ -76,19 +80,21 @@ export type ComposeProcess = 'front' | 'worker' | 'gateway'
 export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Config)[]>> = Object.freeze({
   front: [
     'apiKey', 'bindTimeoutMs', 'bodyTimeoutMs', 'databaseUrl', 'discordApi', 'frontWorkers', 'host', 'logDestinations', 'logLevel', 'maxCodesPerRequest',
-    'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'redisUrl', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
+    'metricsPort', 'port', 'rateLimits', 'redisPrefix', 'safetyReviewInfractions', 'safetyUnsafeInfractions', 'trustProxy',
+    'redis', 'redisWriteReplicas', 'redisWriteTimeoutMs',
     'streamHeartbeatMs', 'streamMaxBufferedBytes', 'streamMaxCodes', 'streamMaxPerClient', 'streamMaxSubscriptions', 'unknownCodeBudget', 'nearCacheEntries',
     'pushSubscriptionSeconds',
   ],
   worker: [
     'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
-    'logLevel', 'redisPrefix', 'redisUrl', 'robloxUsersApi', 'workerMetricsPort',
+    'logLevel', 'redisPrefix', 'robloxUsersApi', 'workerMetricsPort', 'redis',
     'nearCacheEntries', 'openCloudApi', 'pushPublishesPerMinute', 'pushSecret', 'pushSubscriptionSeconds', 'pushWindowMs',
     'logPruneBatchSize', 'logPruneIntervalSeconds', 'logPrunePauseMs', 'logRetentionDays',
   ],
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',
-    'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'redisUrl', 'shardCount', 'shardIds', 'staffGuildIds', 'staffRoleId',
+    'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'shardCount', 'shardIds', 'staffGuildIds', 'staffRoleId',
+    'redis', 'redisWriteReplicas', 'redisWriteTimeoutMs',
   ],
 })
 

@@ -69,8 +69,12 @@ function waitForJob(queue: Queue, events: QueueEvents, jobId: string, timeoutMs:
   })
 }
 
-/** Creates the submitter over the bind queue and its event stream. */
-export function createBindClient(opts: { queue: Queue; events: QueueEvents; timeoutMs: number }): SubmitBind {
+/**
+ * Creates the submitter over the bind queue and its event stream. With `confirm`, a bind that bound (or found the
+ * code already bound) is answered only once replicas hold every write made so far, the worker's included
+ * (replica-wait.ts `all`); it throws otherwise, and the route answers 503 (a retry gets already_bound).
+ */
+export function createBindClient(opts: { queue: Queue; events: QueueEvents; timeoutMs: number; confirm?: () => Promise<void> }): SubmitBind {
   return async (job) => {
     const added = await opts.queue.add(JobName.Bind, job, { attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
     if (added.id === undefined) throw new Error('the bind job got no id')
@@ -80,6 +84,7 @@ export function createBindClient(opts: { queue: Queue; events: QueueEvents; time
     if (!parsed.success) {
       throw new InvalidBindResultError(`bind job ${added.id} finished with an invalid result: ${parsed.issues[0]?.message ?? 'unknown shape'}`)
     }
+    if (parsed.output.status === 'bound' || parsed.output.status === 'already_bound') await opts.confirm?.()
     return parsed.output
   }
 }

@@ -34,10 +34,20 @@ export function createQueueEvents(name: QueueName, connection: Redis, prefix: st
  */
 export type EnqueueLog = (job: LogJob, jobId: string) => Promise<void>
 
-/** Creates the producer of single log jobs named `jobName` on `queue` (the gateway's audit entries). */
-export function createLogProducer(queue: Queue, jobName: JobName): EnqueueLog {
+/**
+ * Waits until the writes just made are on enough replicas (src/redis/replica-wait.ts, on the queue's own connection);
+ * throws when they are not. Resolves at once when REDIS_WRITE_REPLICAS is 0.
+ */
+export type ConfirmWrite = () => Promise<void>
+
+/**
+ * Creates the producer of single log jobs named `jobName` on `queue` (the gateway's audit entries); with `confirm`,
+ * a job counts as handed over only once replicas hold it too.
+ */
+export function createLogProducer(queue: Queue, jobName: JobName, confirm?: ConfirmWrite): EnqueueLog {
   return async (job, jobId) => {
     await queue.add(jobName, job, { jobId })
+    await confirm?.()
   }
 }
 
@@ -48,10 +58,14 @@ export function createLogProducer(queue: Queue, jobName: JobName): EnqueueLog {
  */
 export const COMPLETED_BATCHES_KEPT = 100
 
-/** Adds a `log-batch` job to `queue` (the front's batches, src/queue/log-batcher.ts); resolves once Redis holds it. */
-export function createBatchAdder(queue: Queue): (batch: LogBatch, batchId: string) => Promise<void> {
+/**
+ * Adds a `log-batch` job to `queue` (the front's batches, src/queue/log-batcher.ts); resolves once Redis holds it, and
+ * with `confirm` once REDIS_WRITE_REPLICAS replicas hold it too (else it throws and every event of the batch is 503).
+ */
+export function createBatchAdder(queue: Queue, confirm?: ConfirmWrite): (batch: LogBatch, batchId: string) => Promise<void> {
   return async (batch, batchId) => {
     await queue.add(JobName.LogBatch, batch, { jobId: batchId, removeOnComplete: { count: COMPLETED_BATCHES_KEPT } })
+    await confirm?.()
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * Redis connections, shaped per use: commands fail fast for request paths, block forever for BullMQ workers; and the
- * readiness check of one.
+ * readiness check of one. A connection goes to one URL, or to the primary a set of Sentinels names: then every
+ * (re)connect asks the Sentinels, so each connection follows a failover by itself (issue 22).
  */
-import { Redis } from 'ioredis'
+import { Redis, type RedisOptions } from 'ioredis'
+import type { RedisTarget } from '../config.js'
 import { CHECK_TIMEOUT_MS, type DependencyCheck } from '../health/readiness.js'
 
 /** The longest pause between two reconnect attempts (a local TCP connect costs next to nothing). */
@@ -14,9 +16,33 @@ export const CONNECT_TIMEOUT_MS = 3000
 /** How a connection is used. */
 export type RedisRole = 'request' | 'worker'
 
-/** Creates a connection; `request` fails a command at once while disconnected, `worker` waits (BullMQ needs that). */
-export function createRedis(url: string, role: RedisRole, name: string): Redis {
-  return new Redis(url, {
+/**
+ * How a Sentinel-managed connection finds and follows the primary. The failover detector listens to the Sentinels'
+ * `+switch-master` and drops the connection at once (without it, a primary cut off but alive would keep the
+ * connection until the silence watch or a write error noticed). A READONLY reply means the node we reach was demoted
+ * (a failover we missed, or an old primary back as a replica): reconnect, which asks the Sentinels again, and send
+ * the command again there.
+ */
+function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): RedisOptions {
+  return {
+    sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: target.name,
+    role: 'master',
+    ...(target.password === '' ? {} : { password: target.password }),
+    ...(target.sentinelPassword === '' ? {} : { sentinelPassword: target.sentinelPassword }),
+    failoverDetector: true,
+    sentinelRetryStrategy: (times) => Math.min(times * 100, RECONNECT_CAP_MS),
+    reconnectOnError: (err) => (/^READONLY\b/.test(err.message) ? 2 : false),
+  }
+}
+
+/**
+ * Creates a connection to `target` (a URL string is the single-address form); `request` fails a command at once while
+ * disconnected, `worker` waits (BullMQ needs that).
+ */
+export function createRedis(target: RedisTarget | string, role: RedisRole, name: string): Redis {
+  const where = typeof target === 'string' ? { kind: 'url' as const, url: target } : target
+  const options: RedisOptions = {
     connectionName: `presence-link:${name}`,
     lazyConnect: false,
     maxRetriesPerRequest: role === 'worker' ? null : 1,
@@ -27,7 +53,8 @@ export function createRedis(url: string, role: RedisRole, name: string): Redis {
     // A connect that gets no answer for 3 s is abandoned and tried afresh (ioredis waits 10 s by default): after a
     // partition heals, the next attempt's SYN goes out within half a second instead of at TCP's backed-off retry.
     connectTimeout: CONNECT_TIMEOUT_MS,
-  })
+  }
+  return where.kind === 'url' ? new Redis(where.url, options) : new Redis({ ...options, ...sentinelOptions(where) })
 }
 
 /** Resolves once the connection is ready (or rejects after `timeoutMs`). */

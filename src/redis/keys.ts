@@ -20,6 +20,7 @@
  * | `{p}:delivery:lease:{category}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one delivery process that posts this category's entries (keeps them in order) | delivery consumer (delivery-lease.ts: scripts/lease-*.lua compare-and-set) | delivery consumers |
  * | `{p}:delivery:rate` | sorted set, PX 1 s | one member per Discord request of the last second, score = Redis time in ms (sliding window shared by every delivery process) | delivery consumer (delivery-rate-gate.ts: scripts/rate-gate-take.lua) | delivery consumer |
  * | `{p}:idem:{job id}` | string, EX IDEMPOTENCY_WINDOW_SECONDS (1 h) | fingerprint (sha256, base64url) of the log event first sent with an Idempotency-Key; the job id is `idem-` + sha256 of (API key id, key) (queue/log-idempotency.ts) | front (idempotency-keys.ts, SET NX GET) | front (a reuse with another event is refused) |
+ * | `{p}:replica:mark` | string `1`, EX 1 h | nothing: written just before a WAIT so that the WAIT covers every write the primary took until then, including other clients' (a bind's writes are the worker's; issue 22) | front after a bind (replica-wait.ts) | nobody; lost on purpose |
  * | `{p}:push:subs:{universe}` | hash, PX = its longest subscription's life | one field per game server subscribed to pushes for that Roblox universe: field `KEYID|SERVERID` (our API key's id, the server's JobId), value `EXPIRESMS|CODE,CODE,...` (push/model/subscription.ts; expiry by Redis's clock, PUSH_SUBSCRIPTION_SECONDS after the last call); lapsed fields are removed by whoever reads them | front (push-subscriptions.ts: scripts/push-subscribe.lua) | push publisher (scripts/push-subscriptions-read.lua) |
  * | `{p}:push:universes` | sorted set | member = universe id, score = the latest expiry (Redis ms) of its subscriptions: which universes have live servers | front (push-subscribe.lua, ZADD GT) | push publisher (scripts/push-universes.lua, which drops lapsed members) |
  * | `{p}:push:lease:{universe}` | string, PX 15 s, renewed every 5 s | token `host:pid:random` of the one publisher that publishes this universe's changes (so two workers never send a change twice) | push publisher (delivery-lease.ts: scripts/lease-*.lua) | push publishers |
@@ -53,6 +54,7 @@ export interface RedisKeys {
   readonly unknownCodes: (client: string) => string
   readonly unknownCodesHit: (client: string) => string
   readonly idempotency: (jobId: string) => string
+  readonly replicaMark: string
   readonly pushSubscriptions: (universe: number) => string
   readonly pushUniverses: string
   readonly pushLease: (universe: number) => string
@@ -86,6 +88,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     unknownCodes: (client: string) => `${prefix}:unknown:${client}`,
     unknownCodesHit: (client: string) => `${prefix}:unknown:${client}:hit`,
     idempotency: (jobId: string) => `${prefix}:idem:${jobId}`,
+    replicaMark: `${prefix}:replica:mark`,
     pushSubscriptions: (universe: number) => `${prefix}:push:subs:${universe}`,
     pushUniverses: `${prefix}:push:universes`,
     pushLease: (universe: number) => `${prefix}:push:lease:${universe}`,

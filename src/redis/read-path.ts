@@ -31,7 +31,7 @@ export interface ReadPath {
 export async function startReadPath(ctx: ProcessContext, redis: Redis, observer?: ReadPathObserver): Promise<ReadPath> {
   const { config, keys, log } = ctx
   const near = createNearCache(config.nearCacheEntries, () => observer?.nearCacheEvicted?.())
-  const subscriber = createRedis(config.redisUrl, 'worker', `${ctx.name}:feed:${keys.prefix}`)
+  const subscriber = createRedis(config.redis, 'worker', `${ctx.name}:feed:${keys.prefix}`)
   // Outages are logged once per change by the connection watch; the marks' and feed's own errors are details.
   watchRedisClient(ctx.redisWatch, 'feed', subscriber)
   // A silent subscriber would keep the feed "live" while the changes published meanwhile are lost or late, and the

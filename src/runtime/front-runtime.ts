@@ -22,6 +22,7 @@ import { createReadiness, keepCheckingReadiness } from '../health/readiness.js'
 import { mysqlCheck } from '../mysql/connection.js'
 import { watchBull } from '../redis/redis-watch.js'
 import { openDatabaseLazily, openRedis } from './storage.js'
+import { createReplicaWait } from '../redis/replica-wait.js'
 import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
 import { createUsageRecorder } from '../redis/key-usage.js'
@@ -65,8 +66,17 @@ export async function startFront(
   ctx.shutdown.register('queues', async () => {
     await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
   })
+  // "Accepted" means on REDIS_WRITE_REPLICAS replicas too: WAIT on the queue connection, which made the writes.
+  const replicaWait = createReplicaWait(queueRedis, keys.replicaMark, {
+    replicas: config.redisWriteReplicas,
+    timeoutMs: config.redisWriteTimeoutMs,
+    onShortfall: (write, confirmed) => {
+      observer?.replicaShortfall?.(write)
+      log.warn({ write, confirmed, wanted: config.redisWriteReplicas }, 'a write was not confirmed by enough Redis replicas: answering 503')
+    },
+  })
   // Log events go to the queue in micro-batches; registered after the queues so it drains before they close.
-  const logBatcher = createLogBatcher(createBatchAdder(logQueue))
+  const logBatcher = createLogBatcher(createBatchAdder(logQueue, () => replicaWait.own('log')))
   ctx.shutdown.register('log-batches', () => logBatcher.drain())
   // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
   // waits for the event stream by itself).
@@ -104,7 +114,7 @@ export async function startFront(
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
     clientIp: createClientIpResolver(config.trustProxy),
-    submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs }),
+    submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs, confirm: () => replicaWait.all('bind') }),
     submitLog: logBatcher.submit,
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     async checkReady() {

@@ -29,6 +29,7 @@ import { watchBull } from '../redis/redis-watch.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildGuildWhitelist } from './services.js'
 import { openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
+import { createReplicaWait } from '../redis/replica-wait.js'
 
 /** A started gateway. */
 export interface GatewayRuntime {
@@ -56,7 +57,14 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const codes = buildCodeService(db, cache)
   const store = createPresenceStore(redis, keys)
   const metrics = metricsFactory?.(() => store.size())
-  const auditQueue = openQueue(ctx, redis, QueueName.Audit, 'gateway', 'audit-queue')
+  // A connection of its own: a WAIT holds back every later command of its connection, and presence writes must not wait.
+  const auditRedis = await openRedis(ctx, 'request', 'audit')
+  const auditQueue = openQueue(ctx, auditRedis, QueueName.Audit, 'audit', 'audit-queue')
+  const auditWait = createReplicaWait(auditRedis, keys.replicaMark, {
+    replicas: config.redisWriteReplicas,
+    timeoutMs: config.redisWriteTimeoutMs,
+    onShortfall: (write, confirmed) => log.error({ write, confirmed, wanted: config.redisWriteReplicas }, 'an audit event was not confirmed by enough Redis replicas'),
+  })
 
   const client = new Client(createClientOptions(config))
   const sync = createPresenceSync({
@@ -78,7 +86,8 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
       isWhitelisted: whitelist.isWhitelisted,
       messageContent: config.messageContent,
       retentionDays: config.messageRetentionDays,
-      enqueue: createLogProducer(auditQueue, JobName.Audit),
+      // An audit event counts as handed over once REDIS_WRITE_REPLICAS replicas hold it (on the connection that wrote it).
+      enqueue: createLogProducer(auditQueue, JobName.Audit, () => auditWait.own('audit')),
       log,
     }),
     interactions: createCommandHandler({

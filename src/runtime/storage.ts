@@ -40,7 +40,7 @@ export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate =
  * goes silent (a PING unanswered for 3 s: a partition, a peer gone without closing) is re-made (silence-watch.ts).
  */
 export async function openRedis(ctx: ProcessContext, role: RedisRole, name: string, opts: { wait?: boolean } = {}): Promise<Redis> {
-  const redis = createRedis(ctx.config.redisUrl, role, `${ctx.name}:${name}`)
+  const redis = createRedis(ctx.config.redis, role, `${ctx.name}:${name}`)
   watchRedisClient(ctx.redisWatch, name, redis)
   const stopWatch =
     role === 'request' ? reconnectWhenSilent(redis, { onSilent: (silentMs) => ctx.log.warn({ client: name, silentMs }, 'redis connection silent: re-making it') }) : () => undefined

@@ -1,0 +1,65 @@
+/**
+ * "Accepted" means on two hosts (issue 22, item 2), through the real front and worker on a private primary with one
+ * replica, REDIS_WRITE_REPLICAS=1: while the replica is frozen (SIGSTOP: connected, acknowledging nothing), POST
+ * /api/v1/log and POST /api/v1/bind answer 503 with Retry-After and the usual error body, never 200; once it is
+ * thawed, the same requests (the log with the same Idempotency-Key) answer 200, and MySQL holds the event and the bind
+ * exactly once. The old code answered 200 with the replica frozen (it never asked the replica).
+ */
+import t from 'tap'
+import { createSandbox } from '../../src/sandbox/create-sandbox.js'
+import { replicatedRedis } from '../helpers/replicated-redis.js'
+import { eventually, postJson, startStack } from '../helpers/stack.js'
+
+const API_KEY = 'replica-wait-test-bootstrap-key-0123456789'
+const auth = `Bearer ${API_KEY}`
+
+t.test('with the replica frozen, log and bind answer 503 with Retry-After, never 200; after it is back, a retry stores once', async (t) => {
+  const nodes = await replicatedRedis(t)
+  const sandbox = await createSandbox({ port: 0 })
+  t.teardown(() => sandbox.close())
+  const stack = await startStack(t, {
+    env: {
+      REDIS_URL: nodes.primary.url,
+      REDIS_WRITE_REPLICAS: '1',
+      REDIS_WRITE_TIMEOUT_MS: '300',
+      RATE_LIMITS: 'off',
+      API_KEY,
+      ROBLOX_USERS_API: sandbox.robloxBase,
+    },
+  })
+  const code = (await stack.codes.issue('300000000000000001')).code.code
+  const log = () => postJson(`${stack.api}/log/server`, { event_type: 'replica_wait', description: 'held by two hosts' }, auth, { 'idempotency-key': 'replica-wait-1' })
+  const bind = () => postJson(`${stack.api}/bind`, { code, platform_username: 'Two_Hosts', platform_user_id: 4242 }, auth)
+  const stored = () =>
+    stack.db.selectFrom('log_entries').select(['description']).where('event_type', '=', 'replica_wait').execute()
+
+  t.equal((await postJson(`${stack.api}/log/server`, { event_type: 'warm_up', description: 'replica up' }, auth)).status, 200, 'with the replica up, a log is accepted')
+
+  nodes.replica.freeze()
+  const refusedLog = await log()
+  t.equal(refusedLog.status, 503, 'the log is not answered 200 while no replica confirms it')
+  t.equal(refusedLog.headers.get('retry-after'), '5')
+  t.same(refusedLog.body, { detail: { status: 'error', code: 'queue_unavailable', message: 'the service cannot accept this right now; retry shortly' } })
+  const refusedBind = await bind()
+  t.equal(refusedBind.status, 503, 'the bind is not answered 200 while no replica confirms it')
+  t.equal(refusedBind.headers.get('retry-after'), '5')
+  t.same(refusedBind.body, { detail: { status: 'error', code: 'queue_unavailable', message: 'the service cannot accept this right now; retry shortly' } })
+
+  nodes.replica.thaw()
+  const retriedLog = await log()
+  t.equal(retriedLog.status, 200, 'the retry with the same Idempotency-Key is accepted once the replica confirms')
+  t.same(retriedLog.body, { status: 'logged', category: 'server' })
+  const retriedBind = await bind()
+  t.equal(retriedBind.status, 200, 'the bind retried is answered 200')
+  t.same(retriedBind.body, { status: 'already_bound', platform_username: 'Two_Hosts' }, 'the first attempt had bound it (in MySQL): the retry says so')
+  const rows = await eventually(async () => {
+    const found = await stored()
+    return found.length > 0 ? found : undefined
+  }, 15_000, 'the event stored')
+  // Both the refused attempt's batch and the retry's reach the worker; give it time to store a duplicate if it would.
+  await eventually(async () => ((await stack.db.selectFrom('log_entries').select('id').where('event_type', '=', 'warm_up').execute()).length === 1 ? true : undefined))
+  t.same(rows.map((r) => r.description), ['held by two hosts'], 'MySQL holds the event once')
+  const shown = await stack.codes.show(code)
+  t.equal(shown?.platformUserId, '4242', 'MySQL holds the bind')
+  t.equal(shown?.platformUsername, 'Two_Hosts')
+})
