@@ -22,7 +22,7 @@ export interface PrunerMetrics {
   failed(): void
 }
 
-/** The settings the pruner reads (src/config.ts). */
+/** The settings the pruner reads (LOG_RETENTION_DAYS and LOG_PRUNE_*, from the Config). */
 export interface PrunerSettings {
   logRetentionDays: number
   logPruneBatchSize: number
