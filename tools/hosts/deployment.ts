@@ -138,7 +138,10 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
     for (const cols of await lbCsv()) if (cols[0] === 'mysql' && cols[1]?.startsWith('data-') === true) out[cols[1]] = { status: cols[17] ?? '?', sessions: Number(cols[4]) }
     return out as Record<DataHost, { status: string; sessions: number }>
   }
-  await waitFor('the balancer to see data-a up', async () => (await dbStates().catch(() => undefined))?.['data-a']?.status === 'UP', 30_000, 200).catch((err: Error) => {
+  await waitFor('the balancer to see every Galera node up', async () => {
+    const states = await dbStates().catch(() => undefined)
+    return states !== undefined && Object.values(states).length === 3 && Object.values(states).every((st) => st.status === 'UP')
+  }, 30_000, 200).catch((err: Error) => {
     throw new Error(`${err.message}; haproxy said:\n${lb.lines.slice(-10).join('\n')}`)
   })
 

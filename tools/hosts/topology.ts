@@ -12,7 +12,7 @@ export type HostName = 'lb' | 'front-a' | 'front-b' | 'worker' | 'gateway-a' | '
 /** The data hosts: a MariaDB Galera node on each, Redis on data-a. */
 export type DataHost = 'data-a' | 'data-b' | 'data-c'
 
-/** The data hosts in order: the Galera cluster's bootstrap node first, as haproxy/haproxy.cfg lists them. */
+/** The data hosts in order: data-a bootstraps the Galera cluster (haproxy/haproxy.cfg prefers data-c as the writer). */
 export const DATA_HOSTS: readonly DataHost[] = ['data-a', 'data-b', 'data-c']
 
 /** One host: its namespace, its address on the bridge, and what runs there. */
@@ -43,7 +43,7 @@ export const HOSTS: readonly HostSpec[] = [
   { name: 'gateway-b', address: `${SUBNET_PREFIX}.15`, runs: 'presence-link gateway, SHARD_IDS=1 of SHARD_COUNT=2 (metrics :9466)' },
   { name: 'data-a', address: `${SUBNET_PREFIX}.21`, runs: 'Redis (:6379, password, AOF); MariaDB Galera node (:3306), the bootstrap node' },
   { name: 'data-b', address: `${SUBNET_PREFIX}.22`, runs: 'MariaDB Galera node (:3306)' },
-  { name: 'data-c', address: `${SUBNET_PREFIX}.23`, runs: 'MariaDB Galera node (:3306)' },
+  { name: 'data-c', address: `${SUBNET_PREFIX}.23`, runs: "MariaDB Galera node (:3306), the balancer's first choice of writer" },
   { name: 'sandbox', address: `${SUBNET_PREFIX}.30`, runs: 'presence-link sandbox (:8090): the fake Discord (2 shards) and Roblox users API' },
 ]
 
