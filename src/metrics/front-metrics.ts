@@ -18,6 +18,7 @@ import {
   STREAM_KINDS,
 } from './metric-names.js'
 import { counterOf, gaugeOf, histogramOf } from './registry.js'
+import { createShortfallCounter } from './replication-metrics.js'
 
 /** Registers the front's metrics on `registry` and returns the observer that feeds them. */
 export function createFrontObserver(registry: Registry): FrontObserver & { streams(hub: StreamHub): StreamObserver } {
@@ -43,7 +44,9 @@ export function createFrontObserver(registry: Registry): FrontObserver & { strea
   // Series that exist from the start, so rate() sees their first increment instead of a series appearing at 1.
   for (const route of LIMITED_ROUTES) rateLimited.inc({ route }, 0)
   for (const status of BIND_OUTCOMES) binds.inc({ status }, 0)
+  const shortfall = createShortfallCounter(registry)
   return {
+    replicaShortfall: shortfall,
     streams: (hub) => createStreamObserver(registry, hub),
     request(route, status, seconds, error) {
       const r = labelValue(ROUTES, route)

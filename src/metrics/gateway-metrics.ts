@@ -11,6 +11,7 @@
 import type { Registry } from 'prom-client'
 import { Metric, shardLabel } from './metric-names.js'
 import { gaugeOf } from './registry.js'
+import { createShortfallCounter } from './replication-metrics.js'
 
 /** Handles the gateway calls to report its state. */
 export interface GatewayMetrics {
@@ -20,6 +21,8 @@ export interface GatewayMetrics {
   setShardPing(shard: number, pingMs: number): void
   /** Forgets a shard this process no longer runs. */
   removeShard(shard: number): void
+  /** An audit event was not confirmed by REDIS_WRITE_REPLICAS replicas in time. */
+  replicaShortfall?(write: 'audit'): void
 }
 
 /** Options: where the presence entry count comes from (read at each scrape). */
@@ -46,7 +49,9 @@ export function createGatewayMetrics(registry: Registry, opts: GatewayMetricsOpt
           }
         },
   )
+  const shortfall = createShortfallCounter(registry)
   return {
+    replicaShortfall: shortfall,
     setShardReady(shard, isReady) {
       ready.set({ shard: shardLabel(shard) }, isReady ? 1 : 0)
     },

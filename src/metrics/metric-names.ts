@@ -357,6 +357,41 @@ export const Metric = {
     labels: [],
     process: 'retention',
   }),
+  redisWriteShortfalls: spec({
+    name: 'presence_link_redis_write_shortfalls_total',
+    help: 'Writes not confirmed by REDIS_WRITE_REPLICAS replicas within REDIS_WRITE_TIMEOUT_MS, by write (log and bind: answered 503; audit: reported by the gateway, logged as not confirmed).',
+    kind: 'counter',
+    labels: ['write'],
+    process: 'front',
+  }),
+  redisReplicas: spec({
+    name: 'presence_link_redis_replicas',
+    help: 'Replicas connected to the Redis primary and streaming (INFO replication, state online), read at scrape time (global: every worker process reports the same value).',
+    kind: 'gauge',
+    labels: [],
+    process: 'worker',
+  }),
+  redisReplicaLag: spec({
+    name: 'presence_link_redis_replica_lag_seconds',
+    help: 'Seconds since the Redis primary last heard from its slowest online replica (INFO replication lag), read at scrape time; -1 when no replica is online.',
+    kind: 'gauge',
+    labels: [],
+    process: 'worker',
+  }),
+  redisWritesRefused: spec({
+    name: 'presence_link_redis_writes_refused',
+    help: '1 while the Redis primary refuses writes because fewer replicas are in sync than its min-replicas-to-write (NOREPLICAS), else 0; read at scrape time.',
+    kind: 'gauge',
+    labels: [],
+    process: 'worker',
+  }),
+  redisPrimaryChanges: spec({
+    name: 'presence_link_redis_primary_changes_total',
+    help: 'Times this process found a new Redis primary (its replication id changed: a Sentinel failover, or a primary restarted empty), checked at each reconnect and scrape.',
+    kind: 'counter',
+    labels: [],
+    process: 'worker',
+  }),
   feedLive: spec({
     name: 'presence_link_feed_live',
     help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
@@ -418,6 +453,9 @@ export const PUSH_KINDS = ['blocks', 'codes'] as const
 
 /** Why push changes were dropped (the label `reason`). */
 export const PUSH_DROP_REASONS = ['refused', 'no_target'] as const
+
+/** Which write a replica confirmation was for (the label `write`). */
+export const CONFIRMED_WRITES = ['log', 'bind', 'audit'] as const
 
 /** Why a publish failed (the label `reason`). */
 export const PUSH_FAILURE_REASONS = ['rate_limited', 'server_error', 'network', 'refused'] as const

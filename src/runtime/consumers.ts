@@ -28,6 +28,8 @@ import { QueueName } from '../queue/names.js'
 import { createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { registerQueueMetrics } from '../queue/queue-gauges.js'
+import { registerReplicationMetrics } from '../metrics/replication-metrics.js'
+import { createReplicationReader } from '../redis/replication-reader.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
 import type { RedisKeys } from '../redis/keys.js'
@@ -190,6 +192,7 @@ export async function startConsumers(
   if (metrics !== undefined) {
     const queues = new Map(Object.values(QueueName).map((queue) => [queue, openQueue(ctx, redis, queue, 'data', `queue-gauge:${queue}`)]))
     registerQueueMetrics(metrics, queues, ctx.log)
+    registerReplicationMetrics(metrics, createReplicationReader(redis), (err) => ctx.log.debug({ err: (err as Error).message }, 'could not read Redis replication'))
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {

@@ -63,7 +63,10 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const auditWait = createReplicaWait(auditRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,
     timeoutMs: config.redisWriteTimeoutMs,
-    onShortfall: (write, confirmed) => log.error({ write, confirmed, wanted: config.redisWriteReplicas }, 'an audit event was not confirmed by enough Redis replicas'),
+    onShortfall: (write, confirmed) => {
+      metrics?.replicaShortfall?.('audit')
+      log.error({ write, confirmed, wanted: config.redisWriteReplicas }, 'an audit event was not confirmed by enough Redis replicas')
+    },
   })
 
   const client = new Client(createClientOptions(config))

@@ -1,5 +1,5 @@
 /**
- * .env.example names every variable docker-compose.yml reads (`${VAR...}`) exactly once, each with a line of
+ * .env.example names every variable docker-compose.yml and docker-compose.replicated.yml read (`${VAR...}`) exactly once, each with a line of
  * explanation above it, a safe value (the secrets empty, so compose refuses to start until they are set; everything
  * else the compose default or empty), and nothing compose does not read.
  */
@@ -53,7 +53,9 @@ function exampleVariables(text: string): ExampleLine[] {
 }
 
 t.test('.env.example', async (t) => {
-  const compose = composeVariables(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8'))
+  // docker-compose.replicated.yml is read with docker-compose.yml (-f both), from the same .env.
+  const composeFiles = await Promise.all(['docker-compose.yml', 'docker-compose.replicated.yml'].map((f) => readFile(join(ROOT, f), 'utf8')))
+  const compose = composeVariables(composeFiles.join('\n'))
   const exampleText = await readFile(join(ROOT, '.env.example'), 'utf8')
   const example = exampleVariables(exampleText)
 

@@ -88,8 +88,11 @@ const INFRASTRUCTURE_CODES = new Set([
   'UND_ERR_CLOSED',
 ])
 
-/** Error names of clients that lost their server (ioredis) or timed out (fetch, AbortSignal.timeout). */
-const INFRASTRUCTURE_NAMES = new Set(['MaxRetriesPerRequestError', 'TimeoutError', 'AbortError', 'ConnectionTimeoutError'])
+/**
+ * Error names of clients that lost their server (ioredis) or timed out (fetch, AbortSignal.timeout), and of a write
+ * no replica confirmed in time (src/redis/replica-wait.ts).
+ */
+const INFRASTRUCTURE_NAMES = new Set(['MaxRetriesPerRequestError', 'TimeoutError', 'AbortError', 'ConnectionTimeoutError', 'ReplicaShortfallError'])
 
 /** Messages of infrastructure errors that carry no code: ioredis, mysql2's pool, Redis replies during a failover or load. */
 const INFRASTRUCTURE_MESSAGES = [
@@ -97,7 +100,8 @@ const INFRASTRUCTURE_MESSAGES = [
   /^Stream isn't writeable/,
   /^Pool is closed\b/,
   /^Queue limit reached\b/,
-  /^(?:LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/,
+  // NOREPLICAS: a primary with min-replicas-to-write that has no replica in sync refuses the write (issue 22).
+  /^(?:LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM|NOREPLICAS)\b/,
   /^Reached the max retries per request limit\b/,
   /^fetch failed$/,
   /^connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH)\b/,

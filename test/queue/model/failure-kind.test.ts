@@ -21,6 +21,8 @@ t.test('failureKind', async (t) => {
     ['ioredis offline queue off', new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'infrastructure'],
     ['ioredis retries exhausted', named('MaxRetriesPerRequestError', 'Reached the max retries per request limit (which is 20).'), 'infrastructure'],
     ['Redis loading', named('ReplyError', 'LOADING Redis is loading the dataset in memory'), 'infrastructure'],
+    ['Redis primary without a replica in sync (min-replicas-to-write)', named('ReplyError', 'NOREPLICAS Not enough good replicas to write.'), 'infrastructure'],
+    ['a write no replica confirmed in time', named('ReplicaShortfallError', 'only 0 of 1 Redis replicas confirmed the write within 1000 ms'), 'infrastructure'],
     ['fetch failed, refused', Object.assign(new TypeError('fetch failed'), { cause: withFields('connect ECONNREFUSED', { code: 'ECONNREFUSED' }) }), 'infrastructure'],
     ['happy eyeballs AggregateError', new AggregateError([withFields('a', { code: 'ECONNREFUSED' }), withFields('b', { code: 'ETIMEDOUT' })], ''), 'infrastructure'],
     ['fetch timeout', named('TimeoutError', 'The operation was aborted due to timeout'), 'infrastructure'],
