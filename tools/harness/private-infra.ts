@@ -50,7 +50,7 @@ export interface Placement {
   launch?: (file: string, args: readonly string[]) => { file: string; args: readonly string[] }
   /** Redis only: `requirepass`. */
   password?: string
-  /** MariaDB only: more server options, after the harness's own (a Galera node's wsrep settings). */
+  /** More server options, after the harness's own (a Galera node's wsrep settings, a Redis replica's `--replicaof`). */
   serverArgs?: readonly string[]
 }
 
@@ -108,6 +108,7 @@ export async function privateRedis(dir: string, placement?: Placement): Promise<
   const args = [
     '--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
     '--maxmemory-policy', 'noeviction', '--daemonize', 'no', ...(password === undefined ? [] : ['--requirepass', password]),
+    ...(placement?.serverArgs ?? []),
   ]
   const auth = password === undefined ? [] : ['--no-auth-warning', '-a', password]
   const ping = () => spawnSync('redis-cli', ['-h', host, '-p', String(port), ...auth, 'ping'], { encoding: 'utf8', timeout: 2000 }).stdout?.trim() === 'PONG'

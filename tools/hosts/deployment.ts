@@ -1,9 +1,10 @@
 /**
- * The whole service laid out on the test hosts, as the README's production layout describes it: Redis on `data-a`, a
+ * The whole service laid out on the test hosts, as the README's production layout describes it: Redis's primary on
+ * `data-a`, a replica on each of `data-b` and `data-c` and a Sentinel on all three (tools/hosts/redis-set.ts), a
  * MariaDB Galera node on each of `data-a`, `data-b` and `data-c` (tools/hosts/galera.ts) reached through the balancer's
  * `:3306`, the sandbox (fake Discord with two shards, fake Roblox) on `sandbox`, one gateway per shard, one worker
  * host, two fronts behind HAProxy on `lb` (haproxy/haproxy.cfg, unchanged). Every part runs from the built dist/
- * inside its host's namespace and reaches the others by host name (`redis://:…@data-a:6379`, `mysql://…@lb:3306`), as
+ * inside its host's namespace and reaches the others by host name (`mysql://…@lb:3306`; Redis through the Sentinels), as
  * it would across machines. The harness (root namespace) keeps its own Redis and MySQL connections (through the
  * balancer, like the parts) for checking what was stored, and can ask each Galera node directly (`galera`).
  */
@@ -18,11 +19,11 @@ import { createLogger } from '../../src/lib/logger.js'
 import type { Database } from '../../src/mysql/schema.js'
 import { createProcessContext, type ProcessContext } from '../../src/runtime/process-context.js'
 import { openDatabase, openRedis } from '../../src/runtime/storage.js'
-import { privateRedis, type PrivateServer } from '../harness/private-infra.js'
 import { distFile, startProcess, type BenchProcess } from '../harness/processes.js'
 import { sleep, waitFor } from '../harness/readiness.js'
 import { startGalera, type GaleraCluster } from './galera.js'
 import { inHost } from './netns.js'
+import { SENTINEL_NAME, startRedisSet, type RedisSet } from './redis-set.js'
 import { hostOf, type DataHost, type HostName } from './topology.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -90,6 +91,8 @@ export interface Deployment {
   dbStates(): Promise<Record<DataHost, { status: string; sessions: number }>>
   /** The Galera cluster, node by node. */
   galera: GaleraCluster
+  /** The Redis primary, replicas and Sentinels, node by node. */
+  redisSet: RedisSet
   /** Sums the samples of metric `name` on a part's /metrics whose labels include `labels`; NaN when there are none. */
   metric(part: PartName, name: string, labels?: Record<string, string>): Promise<number>
   close(): Promise<void>
@@ -121,15 +124,14 @@ function cliOnHost(host: HostName, env: Record<string, string>, args: readonly s
 
 /** Starts the data servers, the sandbox, both gateways, the worker, both fronts and the balancer. */
 export async function deploy(tmp: string, log: (message: string) => void): Promise<Deployment> {
-  const data = hostOf('data-a').address
   const lbHost = hostOf('lb').address
   const redisPassword = randomBytes(12).toString('hex')
   const dbPassword = randomBytes(12).toString('hex')
-  const inData = (file: string, args: readonly string[]) => inHost('data-a', file, args)
-  const redisServer: PrivateServer = await privateRedis(join(tmp, 'redis'), { host: data, port: PORTS.redis, password: redisPassword, launch: inData })
   // A service user reachable from the hosts' subnet, as production would have; root stays on each node's socket.
-  const [galera] = await Promise.all([startGalera(join(tmp, 'galera'), dbPassword, log), redisServer.start()])
-  log(`data: Redis on ${data}:${PORTS.redis}; Galera on data-a, data-b, data-c`)
+  const [galera, redisSet] = await Promise.all([
+    startGalera(join(tmp, 'galera'), dbPassword, log),
+    startRedisSet(join(tmp, 'redis'), redisPassword, randomBytes(12).toString('hex'), log),
+  ])
   // The balancer first: MySQL is reached through it (its fronts come up as the parts start).
   const lb = startProcess({ name: 'haproxy', script: '', command: inHost('lb', 'haproxy', ['-db', '-f', HAPROXY_CONFIG]), env: { GALERA_CHECK } })
   const lbCsv = async () => (await get(`http://${lbHost}:${PORTS.lbStats}/stats;csv`)).text.split('\n').map((line) => line.split(','))
@@ -147,7 +149,12 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
 
   // What every part gets: the data host by name, as on separate machines.
   const env: Record<string, string> = {
-    REDIS_URL: `redis://:${redisPassword}@data-a:${PORTS.redis}`,
+    // Every part finds the primary through the Sentinels and counts a write accepted once a replica has it.
+    REDIS_SENTINELS: redisSet.sentinelList,
+    REDIS_SENTINEL_NAME: SENTINEL_NAME,
+    REDIS_SENTINEL_PASSWORD: redisSet.sentinelPassword,
+    REDIS_PASSWORD: redisPassword,
+    REDIS_WRITE_REPLICAS: '1',
     DATABASE_URL: `mysql://presence:${dbPassword}@lb:${PORTS.mysql}/presence_link`,
     HOST: '0.0.0.0',
     PORT: String(PORTS.api),
@@ -163,7 +170,7 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
     RATE_LIMITS: 'bind=10/60,log=3000/60,callbacks=100/10,rpc=100/10',
   }
   // The harness reaches the hosts by address (the root namespace's /etc/hosts does not know their names).
-  const harnessEnv = { ...env, REDIS_URL: `redis://:${redisPassword}@${data}:${PORTS.redis}`, DATABASE_URL: `mysql://presence:${dbPassword}@${lbHost}:${PORTS.mysql}/presence_link`, LOG_LEVEL: 'warn' }
+  const harnessEnv = { ...env, DATABASE_URL: `mysql://presence:${dbPassword}@${lbHost}:${PORTS.mysql}/presence_link`, LOG_LEVEL: 'warn' }
   const parsed = parseConfig({ ...harnessEnv })
   if (!parsed.ok) throw new Error(`invalid deployment environment: ${parsed.problems.join('; ')}`)
   const ctx: ProcessContext = createProcessContext('hosts', parsed.config, createLogger('hosts', 'warn'))
@@ -270,6 +277,7 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
     lbStates,
     dbStates,
     galera,
+    redisSet,
     async metric(part, name, labels = {}) {
       const text = (await get(metricsUrl(part))).text
       const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
@@ -287,7 +295,7 @@ export async function deploy(tmp: string, log: (message: string) => void): Promi
       await Promise.all([...parts.values()].map((p) => p.stop(20_000)))
       await lb.stop(5000)
       await ctx.shutdown.run('hosts done')
-      await Promise.all([redisServer.kill('SIGTERM'), galera.stop()])
+      await Promise.all([redisSet.stop(), galera.stop()])
       await sleep(0)
     },
   }

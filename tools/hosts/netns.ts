@@ -2,7 +2,8 @@
  * Makes the test hosts of tools/hosts/topology.ts real: one network namespace per host, each joined to a bridge in
  * the root namespace by a veth pair, with its own address, loopback and /etc/hosts. A host is cut off by taking its
  * end of the link down: nothing is closed, its sockets stay open on both sides and packets are simply lost, as when
- * a machine or its switch port dies. Needs root and iproute2 (`ip netns`, veth, bridge).
+ * a machine or its switch port dies; a host can also be partitioned from some others only (iptables in its namespace).
+ * Needs root and iproute2 (`ip netns`, veth, bridge), and iptables for partitions.
  *
  * Everything made here is named with NAME_PREFIX, so `removeHostsSync` also clears what a crashed run left behind.
  */
@@ -14,6 +15,7 @@ import {
   BRIDGE_ADDRESS,
   bridgePortOf,
   CLIENT_ADDRESSES,
+  hostOf,
   HOSTS,
   hostsFile,
   NAME_PREFIX,
@@ -75,6 +77,24 @@ export function cutHost(name: HostName): void {
 /** Brings the host's link back up (its address and routes come back with it). */
 export function restoreHost(name: HostName): void {
   ip('-n', namespaceOf(name), 'link', 'set', 'eth0', 'up')
+}
+
+/**
+ * Partitions `name` from `others`: its namespace drops every packet to or from their addresses (iptables, so nothing
+ * is refused or closed: packets are lost, as across a broken switch), while every other host still reaches it.
+ */
+export function partitionHost(name: HostName, others: readonly HostName[]): void {
+  const ns = namespaceOf(name)
+  for (const other of others) {
+    const address = hostOf(other).address
+    run('ip', ['netns', 'exec', ns, 'iptables', '-A', 'INPUT', '-s', address, '-j', 'DROP'])
+    run('ip', ['netns', 'exec', ns, 'iptables', '-A', 'OUTPUT', '-d', address, '-j', 'DROP'])
+  }
+}
+
+/** Ends every partition of `name` (flushes its namespace's rules). */
+export function healHost(name: HostName): void {
+  run('ip', ['netns', 'exec', namespaceOf(name), 'iptables', '-F'], true)
 }
 
 /** `file args...` run inside the host's namespace (`ip netns exec` also mounts the host's /etc/hosts). */

@@ -3,6 +3,7 @@ import type { Deployment } from './deployment.js'
 import type { ScenarioOutcome } from './scenario.js'
 import { capacityScenario } from './scenarios/capacity.js'
 import { clockScenario } from './scenarios/clock.js'
+import { dataCutScenario } from './scenarios/data-cut.js'
 import { dbCutScenario } from './scenarios/db-cut.js'
 import { edgeScenario } from './scenarios/edge.js'
 import { frontCutScenario } from './scenarios/front-cut.js'
@@ -27,6 +28,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'gateway-cut', title: "gateway-b cut off: shard 1 turns to No activity in the window and comes back, shard 0 unaffected", run: gatewayCutScenario },
   { name: 'worker-cut', title: 'worker cut off under log load: nothing accepted is lost', run: workerCutScenario },
   { name: 'db-cut', title: "the writer Galera node's host cut off under load: the balancer moves to the next node, nothing committed is lost", run: dbCutScenario },
+  { name: 'data-cut', title: "the Redis primary's host cut off under load: the Sentinels fail over, nothing accepted is lost or stored twice", run: dataCutScenario },
   { name: 'clock', title: 'a clock offset on one gateway host does not change what fronts show', run: clockScenario },
   { name: 'capacity', title: 'throughput straight at a front and through the balancer', run: capacityScenario },
 ]

@@ -7,6 +7,7 @@
 import { sql } from 'kysely'
 import { call, followStream, type FollowedStream } from './clients.js'
 import { sandboxCall, type Deployment } from './deployment.js'
+import { linkPlayer, playing, setActivity, waitShownOnBothFronts, type Player } from './players.js'
 import { counts, tally } from './scenario.js'
 import { CLIENT_ADDRESSES } from './topology.js'
 import { pause, startPolling, type PollLoop } from './watchers.js'
@@ -208,7 +209,7 @@ export function outcomesBetween(outcomes: readonly Outcome[], from: number, to: 
 }
 
 /** Epoch ms of the first outcome sent at or after `since` from which on every outcome is `ok` (null: never). */
-export function steadyAgainAt(outcomes: readonly Outcome[], since: number, ok: (o: Outcome) => boolean): number | null {
+export function steadyAgainAt<T extends { sent: number; at: number }>(outcomes: readonly T[], since: number, ok: (o: T) => boolean): number | null {
   const after = outcomes.filter((o) => o.sent >= since).sort((a, b) => a.sent - b.sent)
   let at: number | null = null
   for (const o of after) {
@@ -216,4 +217,59 @@ export function steadyAgainAt(outcomes: readonly Outcome[], since: number, ok: (
     else if (at === null) at = o.at
   }
   return at
+}
+
+/** Everything a data scenario runs at once: log events, binds, polls and streams. */
+export interface SteadyLoad {
+  tag: string
+  player: Player
+  logs: LogLoad
+  binds: BindLoad
+  readers: Readers
+  stop(): Promise<void>
+}
+
+/**
+ * Links a player (number `n`) whose activity the readers follow, issues enough codes to bind one every `bindEveryMs`
+ * for `durationMs`, then starts the log load (`logsPerSecond`), the binds, 4 pollers (every 250 ms) and 4 SSE streams.
+ */
+export async function startSteadyLoad(dep: Deployment, name: string, n: number, durationMs: number, logsPerSecond: number, bindEveryMs: number): Promise<SteadyLoad> {
+  const player = await linkPlayer(dep, n, 0)
+  await setActivity(dep, player, [{ type: 0, name }])
+  if ((await waitShownOnBothFronts(dep, player.code, playing(name), Date.now(), 15_000)) === null) throw new Error(`the fronts never showed ${name}`)
+  const codes = await issueCodes(dep, n * 100, Math.ceil(durationMs / bindEveryMs) + 2)
+  const tag = `hosts_${name.toLowerCase().replace(/[^a-z]+/g, '_')}_${Date.now().toString(36)}`
+  const logs = startLogLoad(dep, tag, logsPerSecond)
+  const binds = startBindLoad(dep, codes, bindEveryMs)
+  const readers = startReaders(dep, player.code, 4, 250, 4)
+  return {
+    tag,
+    player,
+    logs,
+    binds,
+    readers,
+    async stop() {
+      await Promise.all([logs.stop(), binds.stop(), readers.stop()])
+    },
+  }
+}
+
+/** The checks every data scenario makes at the end: what was accepted is stored once, what was bound is bound. */
+export async function endChecks(dep: Deployment, load: SteadyLoad, problems: string[]): Promise<{ logs: LogCheck; bindsLost: string[] }> {
+  const logs = await checkLogs(dep, load.logs)
+  const bindsLost = await lostBinds(dep, load.binds)
+  if (logs.lost.length > 0) problems.push(`${logs.lost.length} accepted events were never stored (first ${logs.lost.slice(0, 3).join(', ')})`)
+  if (logs.duplicated > 0) problems.push(`${logs.duplicated} events were stored more than once`)
+  if (bindsLost.length > 0) problems.push(`${bindsLost.length} binds answered bound are not in MySQL: ${bindsLost.join(', ')}`)
+  return { logs, bindsLost }
+}
+
+/** Polls by result (`200`, `HTTP 503`, `failed`). */
+export function pollResults(readers: Readers): Map<string, number> {
+  return tally(readers.polling.records.map((r) => (r.status === 200 ? '200' : r.status === 0 ? 'failed' : `HTTP ${r.status}`)))
+}
+
+/** SSE reconnects over every stream. */
+export function streamReconnects(readers: Readers): number {
+  return readers.streams.reduce((sum, s) => sum + Math.max(0, s.opened.length - 1), 0)
 }
