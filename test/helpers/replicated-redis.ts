@@ -83,14 +83,15 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
 const NODE_ARGS = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
 
 /**
- * Starts the primary and its replica (and three Sentinels with `sentinels: true`), and waits until the replica is in
- * sync and every Sentinel knows the replica and the other two Sentinels (so a failover can start at once).
+ * Starts the primary (with `primaryArgs` added to its command line) and its replica (and three Sentinels with
+ * `sentinels: true`), and waits until the replica is in sync and every Sentinel knows the replica and the other two
+ * Sentinels (so a failover can start at once).
  */
-export async function replicatedRedis(t: Teardown, opts: { sentinels?: boolean } = {}): Promise<ReplicatedRedis> {
+export async function replicatedRedis(t: Teardown, opts: { sentinels?: boolean; primaryArgs?: readonly string[] } = {}): Promise<ReplicatedRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'pl-sentinel-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const [primaryPort, replicaPort] = [await freePort(), await freePort()]
-  const primary = startNode(t, primaryPort, ['--port', String(primaryPort), ...NODE_ARGS])
+  const primary = startNode(t, primaryPort, ['--port', String(primaryPort), ...NODE_ARGS, ...(opts.primaryArgs ?? [])])
   const replica = startNode(t, replicaPort, ['--port', String(replicaPort), ...NODE_ARGS, '--replicaof', '127.0.0.1', String(primaryPort)])
   await until('the replica in sync', () => onNode(replicaPort, async (r) => /master_link_status:up/.test(await r.info('replication'))))
   const name = 'pl-test'

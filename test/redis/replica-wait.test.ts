@@ -3,11 +3,12 @@
  * replica, REDIS_WRITE_REPLICAS=1: while the replica is frozen (SIGSTOP: connected, acknowledging nothing), POST
  * /api/v1/log and POST /api/v1/bind answer 503 with Retry-After and the usual error body, never 200; once it is
  * thawed, the same requests (the log with the same Idempotency-Key) answer 200, and MySQL holds the event and the bind
- * exactly once. The old code answered 200 with the replica frozen (it never asked the replica).
+ * exactly once. The old code answered 200 with the replica frozen (it never asked the replica). And the primary's own
+ * guard, min-replicas-to-write: with its replica gone it refuses writes (NOREPLICAS), which the front answers 503.
  */
 import t from 'tap'
 import { createSandbox } from '../../src/sandbox/create-sandbox.js'
-import { replicatedRedis } from '../helpers/replicated-redis.js'
+import { onNode, replicatedRedis } from '../helpers/replicated-redis.js'
 import { eventually, postJson, startStack } from '../helpers/stack.js'
 
 const API_KEY = 'replica-wait-test-bootstrap-key-0123456789'
@@ -62,4 +63,26 @@ t.test('with the replica frozen, log and bind answer 503 with Retry-After, never
   const shown = await stack.codes.show(code)
   t.equal(shown?.platformUserId, '4242', 'MySQL holds the bind')
   t.equal(shown?.platformUsername, 'Two_Hosts')
+})
+
+t.test('a primary with min-replicas-to-write 1 whose replica is gone refuses writes: 503 with Retry-After, never 200', async (t) => {
+  const nodes = await replicatedRedis(t, { primaryArgs: ['--min-replicas-to-write', '1', '--min-replicas-max-lag', '1'] })
+  t.test('logs', async (t) => {
+    // REDIS_WRITE_REPLICAS=0: the primary's guard alone.
+    const stack = await startStack(t, { env: { REDIS_URL: nodes.primary.url, RATE_LIMITS: 'off', API_KEY }, consumers: [] })
+    const log = (description: string) => postJson(`${stack.api}/log/server`, { event_type: 'guarded', description }, auth)
+    t.equal((await log('replica in sync')).status, 200)
+    await nodes.replica.kill()
+    // The primary notices the replica gone within min-replicas-max-lag (1 s) plus its once-a-second check.
+    const refused = await eventually(async () => {
+      const res = await log('replica gone')
+      return res.status === 200 ? undefined : res
+    }, 15_000, 'the primary refusing writes')
+    t.equal(refused.status, 503)
+    t.equal(refused.headers.get('retry-after'), '5')
+    t.same(refused.body, { detail: { status: 'error', code: 'queue_unavailable', message: 'the service cannot accept this right now; retry shortly' } })
+    t.equal((await log('still gone')).status, 503, 'and again: no write is accepted by the lone primary')
+    // Lift the guard, so that the stack's cleanup can delete its keys.
+    await onNode(nodes.primary.port, (r) => r.config('SET', 'min-replicas-to-write', '0'))
+  })
 })

@@ -21,6 +21,8 @@ export interface LogRun {
   /** Distinct events among the stored ones (equal to `stored` when nothing was stored twice; absent: not counted). */
   distinct?: number
   rejected: number
+  /** p99 of the answer times during the load, in ms (autocannon: whole milliseconds). */
+  latencyP99Ms?: number
 }
 
 /** How the load reaches the front. */
@@ -106,5 +108,6 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
     stored: stored.n,
     distinct: stored.distinct,
     rejected: result.non2xx + result.errors + result.timeouts,
+    latencyP99Ms: result.latency.p99,
   }
 }
