@@ -4,6 +4,7 @@ import type { ScenarioOutcome } from './scenario.js'
 import { capacityScenario } from './scenarios/capacity.js'
 import { clockScenario } from './scenarios/clock.js'
 import { dataCutScenario } from './scenarios/data-cut.js'
+import { dataPartitionScenario } from './scenarios/data-partition.js'
 import { dbCutScenario } from './scenarios/db-cut.js'
 import { edgeScenario } from './scenarios/edge.js'
 import { frontCutScenario } from './scenarios/front-cut.js'
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'worker-cut', title: 'worker cut off under log load: nothing accepted is lost', run: workerCutScenario },
   { name: 'db-cut', title: "the writer Galera node's host cut off under load: the balancer moves to the next node, nothing committed is lost", run: dbCutScenario },
   { name: 'data-cut', title: "the Redis primary's host cut off under load: the Sentinels fail over, nothing accepted is lost or stored twice", run: dataCutScenario },
+  { name: 'data-partition', title: 'the Redis primary reached by one front only: it refuses writes, and nothing it acknowledged is lost after the heal', run: dataPartitionScenario },
   { name: 'clock', title: 'a clock offset on one gateway host does not change what fronts show', run: clockScenario },
   { name: 'capacity', title: 'throughput straight at a front and through the balancer', run: capacityScenario },
 ]
