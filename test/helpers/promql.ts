@@ -34,6 +34,8 @@ export const EXPORTER_METRICS: Readonly<Record<string, readonly string[]>> = {
     'mysql_global_status_slow_queries',
     'mysql_global_status_innodb_row_lock_waits',
   ],
+  // HAProxy's own exporter (haproxy/haproxy.cfg, :8404/metrics): the database balancer's view of the Galera nodes.
+  'haproxy (prometheus-exporter)': ['haproxy_server_status'],
 }
 
 /** Every exporter metric name of {@link EXPORTER_METRICS}. */

@@ -53,6 +53,8 @@ export function galeraArgs(host: DataHost, bootstrap: boolean): string[] {
     '--binlog-format=ROW',
     '--innodb-autoinc-lock-mode=2',
     '--default-storage-engine=InnoDB',
+    // Refuse what Galera cannot replicate (a table without a primary key, DDL on another engine) instead of diverging.
+    '--wsrep-mode=REQUIRED_PRIMARY_KEY,STRICT_REPLICATION',
     ...(bootstrap ? ['--wsrep-new-cluster'] : []),
   ]
 }
