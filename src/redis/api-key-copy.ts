@@ -1,7 +1,8 @@
 /**
  * The front's copy of the API keys (`{p}:apikeys`: key id -> `sha256hex|name|version`, a revoked key's tombstone
  * `|name|version`), written compare-and-set on the MySQL row version (scripts/api-key-put.lua): an older version never
- * overwrites a newer one, so a stale write cannot bring a revoked key back.
+ * overwrites a newer one, so a stale write cannot bring a revoked key back. A write that changed anything says so on
+ * the change feed (`MS|keys`), which the fronts' key cache follows (api-key-cache.ts).
  */
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from './keys.js'
@@ -45,11 +46,11 @@ export function createApiKeyCopy(redis: Redis, keys: RedisKeys): ApiKeyCopy {
   const args = (all: readonly CopiedApiKey[]): string[] => all.flatMap((k) => [k.id, String(k.version), encodeCopiedApiKey(k)])
   return {
     async put(key) {
-      return Number(await put([keys.apiKeys], args([key]))) > 0
+      return Number(await put([keys.apiKeys, keys.feed], [String(Date.now()), ...args([key])])) > 0
     },
     async putMany(all) {
       if (all.length === 0) return 0
-      return Number(await put([keys.apiKeys], args(all)))
+      return Number(await put([keys.apiKeys, keys.feed], [String(Date.now()), ...args(all)]))
     },
     async get(id) {
       const stored = await redis.hget(keys.apiKeys, id)

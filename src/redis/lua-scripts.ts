@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis'
 
 /** Number of KEYS each script takes (null: as many as the call passes); the rest of a call's arguments are its ARGV. */
 const KEY_COUNT = {
-  'api-key-put': 1,
+  'api-key-put': 2,
   'code-put': 3,
   'code-remove': 3,
   'hash-delete-if': 1,

@@ -10,6 +10,7 @@ import { QueueName } from '../queue/names.js'
 import { createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
+import { createApiKeyCache } from '../redis/api-key-cache.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import { redisCheck, waitReady } from '../redis/connection.js'
 import { createRateLimits } from '../redis/rate-limits.js'
@@ -110,7 +111,7 @@ export async function startFront(
     config,
     log,
     lookup: readPath.lookup,
-    verifyKey: createKeyVerifier(createApiKeyCopy(redis, keys), config.apiKey),
+    verifyKey: createKeyVerifier(createApiKeyCache(createApiKeyCopy(redis, keys), readPath.feed), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
     clientIp: createClientIpResolver(config.trustProxy),

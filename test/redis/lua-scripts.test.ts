@@ -70,9 +70,17 @@ t.test('the Lua scripts', async (t) => {
   t.test('api-key-put writes compare-and-set on the version', async (t) => {
     const put = luaCommand(redis, 'api-key-put')
     await redis.hset(keys.apiKeys, 'old', 'abc|legacy')
-    t.equal(await put([keys.apiKeys], ['old', 1, 'abc|legacy|1', 'new', 2, '|n|2']), 2, 'a value from before versions is version 0')
-    t.equal(await put([keys.apiKeys], ['new', 1, 'abc|n|1']), 0, 'an older version never overwrites a newer one')
+    const sub = redis.duplicate({ enableOfflineQueue: true })
+    t.teardown(() => sub.disconnect())
+    const published: string[] = []
+    sub.on('message', (_channel: string, message: string) => published.push(message))
+    await sub.subscribe(keys.feed)
+    t.equal(await put([keys.apiKeys, keys.feed], [1700000000000, 'old', 1, 'abc|legacy|1', 'new', 2, '|n|2']), 2, 'a value from before versions is version 0')
+    t.equal(await put([keys.apiKeys, keys.feed], [1700000000001, 'new', 1, 'abc|n|1']), 0, 'an older version never overwrites a newer one')
     t.equal(await redis.hget(keys.apiKeys, 'new'), '|n|2')
+    await redis.ping()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    t.same(published, ['1700000000000|keys'], 'a write that changed a key says so on the feed; one that changed nothing says nothing')
   })
 
   t.test('rate-gate-take records requests up to the budget, then says how long until a slot frees', async (t) => {
