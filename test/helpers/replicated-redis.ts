@@ -91,8 +91,9 @@ export async function replicatedRedis(t: Teardown, opts: { sentinels?: boolean; 
   const dir = mkdtempSync(join(tmpdir(), 'pl-sentinel-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const [primaryPort, replicaPort] = [await freePort(), await freePort()]
-  const primary = startNode(t, primaryPort, ['--port', String(primaryPort), ...NODE_ARGS, ...(opts.primaryArgs ?? [])])
-  const replica = startNode(t, replicaPort, ['--port', String(replicaPort), ...NODE_ARGS, '--replicaof', '127.0.0.1', String(primaryPort)])
+  // A replica writes the primary's snapshot to its working directory: keep it in the test's own.
+  const primary = startNode(t, primaryPort, ['--port', String(primaryPort), ...NODE_ARGS, '--dir', dir, ...(opts.primaryArgs ?? [])])
+  const replica = startNode(t, replicaPort, ['--port', String(replicaPort), ...NODE_ARGS, '--dir', dir, '--dbfilename', 'replica.rdb', '--replicaof', '127.0.0.1', String(primaryPort)])
   await until('the replica in sync', () => onNode(replicaPort, async (r) => /master_link_status:up/.test(await r.info('replication'))))
   const name = 'pl-test'
   const sentinels: RedisNode[] = []
