@@ -66,10 +66,14 @@ t.test('through Sentinel', async (t) => {
     }, 20_000, 'the log stored by the worker, which follows the failover too')
 
     const second = (await stack.codes.issue('310000000000000002')).code.code
+    let lastBind = ''
     const bound = await eventually(async () => {
       const res = await postJson(`${stack.api}/bind`, { code: second, platform_username: 'After_Failover', platform_user_id: 5252 }, auth)
+      lastBind = `${res.status} ${JSON.stringify(res.body)}`
       return res.status === 200 ? res : undefined
-    }, 30_000, 'a bind after the failover')
+    }, 30_000, 'a bind after the failover').catch((err: Error) => {
+      throw new Error(`${err.message}; the last answer: ${lastBind}`)
+    })
     t.same(bound.body, { status: 'bound', platform_username: 'After_Failover' })
     t.same(await onNode(nodes.replica.port, (r) => r.script('EXISTS', codePut)), [1], 'code-put.lua was loaded on the new primary (NOSCRIPT handled)')
     t.equal((await getText(`${stack.api}/callbacks/${second}`)).text, `{${second};\nAfter_Failover;\nNo activity detected;\n}\n`)
