@@ -42,6 +42,7 @@ export async function dataCutScenario(dep: Deployment, log: (m: string) => void)
   let backlogStoredAt: number | null = null
   let rejoinedAt: number | null = null
   let backlog = 0
+  let replicasAtReturn = '-'
   try {
     await pause(BEFORE_MS)
     const acceptedBefore = [...load.logs.accepted]
@@ -60,6 +61,7 @@ export async function dataCutScenario(dep: Deployment, log: (m: string) => void)
       await pause(250)
     }
     restoredAt = Date.now()
+    if (failover !== null) replicasAtReturn = /connected_slaves:(\d+)/.exec(await dep.redisSet.command(failover.to, ['info', 'replication']))?.[1] ?? '?'
     restoreHost(primary)
     log(`data-cut: ${primary} restored`)
     rejoinedAt = await rejoinedAsReplica(dep, primary, 60_000)
@@ -78,9 +80,11 @@ export async function dataCutScenario(dep: Deployment, log: (m: string) => void)
   if (failover === null) problems.push('the Sentinels did not fail over while the primary was cut off')
   if (callbacksAgainAt === null || callbacksAgainAt > restoredAt) problems.push('callbacks did not answer 200 again while the primary was cut off')
   if (logsAgainAt === null || logsAgainAt > restoredAt) problems.push('log events were not answered logged again while the primary was cut off')
+  if (bindsAgainAt === null || bindsAgainAt > restoredAt) problems.push('binds were not answered bound again while the primary was cut off')
   if (backlogStoredAt === null) problems.push('the events accepted before the cut were not all stored while it lasted')
   if (rejoinedAt === null) problems.push(`${primary} did not come back as a replica in sync within 60 s of its return`)
   const since = (at: number | null) => seconds(at === null ? null : at - cutAt)
+  if (problems.length > 0) for (const part of ['worker', 'front-a'] as const) log(`data-cut: ${part} said:\n${dep.parts.get(part)?.lines.slice(-25).join('\n') ?? ''}`)
   return {
     name: 'data-cut',
     title,
@@ -95,6 +99,7 @@ export async function dataCutScenario(dep: Deployment, log: (m: string) => void)
       { label: 'stored without an acknowledgement (answered 503, stored anyway)', value: String(logs.unacknowledged) },
       { label: 'binds sent / bound / bound but lost', value: `${load.binds.outcomes.length} / ${load.binds.bound.size} / ${bindsLost.length}` },
       { label: 'backlog at the cut (accepted, not yet stored) → stored', value: `${backlog} events, ${since(backlogStoredAt)}` },
+      { label: 'replicas of the new primary when the link came back', value: replicasAtReturn },
       { label: `link back → ${primary} a replica in sync`, value: seconds(rejoinedAt === null ? null : rejoinedAt - restoredAt) },
       { label: 'polls', value: counts(polls) },
       { label: 'stream reconnects', value: String(streamReconnects(load.readers)) },

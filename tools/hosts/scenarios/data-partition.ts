@@ -82,6 +82,7 @@ export async function dataPartitionScenario(dep: Deployment, log: (m: string) =>
   const afterFailover = load.logs.outcomes.filter((o) => failover !== null && o.sent >= failover.at + 5000 && o.sent < healedAt)
   if (afterFailover.length > 0 && !afterFailover.some((o) => o.result === '200 logged')) problems.push('no log event was answered logged after the failover, during the partition')
   const since = (at: number | null) => seconds(at === null ? null : at - partitionedAt)
+  if (problems.length > 0) for (const part of ['worker', 'front-a'] as const) log(`data-partition: ${part} said:\n${dep.parts.get(part)?.lines.slice(-25).join('\n') ?? ''}`)
   return {
     name: 'data-partition',
     title,
