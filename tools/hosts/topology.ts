@@ -9,7 +9,7 @@
 /** Every test host. */
 export type HostName = 'lb' | 'front-a' | 'front-b' | 'worker' | 'gateway-a' | 'gateway-b' | DataHost | 'sandbox'
 
-/** The data hosts: a MariaDB Galera node on each, Redis on data-a. */
+/** The data hosts: a MariaDB Galera node, a Redis node and a Sentinel on each (the Redis primary starts on data-a). */
 export type DataHost = 'data-a' | 'data-b' | 'data-c'
 
 /** The data hosts in order: data-a bootstraps the Galera cluster (haproxy/haproxy.cfg prefers data-c as the writer). */
@@ -41,9 +41,9 @@ export const HOSTS: readonly HostSpec[] = [
   { name: 'worker', address: `${SUBNET_PREFIX}.13`, runs: 'presence-link worker (every consumer and delivery; metrics :9465); migrate, keys' },
   { name: 'gateway-a', address: `${SUBNET_PREFIX}.14`, runs: 'presence-link gateway, SHARD_IDS=0 of SHARD_COUNT=2 (metrics :9466)' },
   { name: 'gateway-b', address: `${SUBNET_PREFIX}.15`, runs: 'presence-link gateway, SHARD_IDS=1 of SHARD_COUNT=2 (metrics :9466)' },
-  { name: 'data-a', address: `${SUBNET_PREFIX}.21`, runs: 'Redis (:6379, password, AOF); MariaDB Galera node (:3306), the bootstrap node' },
-  { name: 'data-b', address: `${SUBNET_PREFIX}.22`, runs: 'MariaDB Galera node (:3306)' },
-  { name: 'data-c', address: `${SUBNET_PREFIX}.23`, runs: "MariaDB Galera node (:3306), the balancer's first choice of writer" },
+  { name: 'data-a', address: `${SUBNET_PREFIX}.21`, runs: 'Redis primary (:6379, password, AOF, min-replicas-to-write 1), Sentinel (:26379), Galera node (:3306, bootstraps)' },
+  { name: 'data-b', address: `${SUBNET_PREFIX}.22`, runs: 'Redis replica (:6379), Sentinel (:26379), Galera node (:3306)' },
+  { name: 'data-c', address: `${SUBNET_PREFIX}.23`, runs: "Redis replica (:6379), Sentinel (:26379), Galera node (:3306): the balancer's first choice of writer" },
   { name: 'sandbox', address: `${SUBNET_PREFIX}.30`, runs: 'presence-link sandbox (:8090): the fake Discord (2 shards) and Roblox users API' },
 ]
 
