@@ -1,5 +1,5 @@
 /**
- * haproxy/galera-check, the database balancer's health check, against a real Galera node: up (exit 0) only while the
+ * haproxy/galera-check.sh, the database balancer's health check, against a real Galera node: up (exit 0) only while the
  * node is Synced in the Primary component; a node that accepts logins but is desynced, and a port nothing listens
  * on, are down (exit 1).
  */
@@ -10,7 +10,7 @@ import t from 'tap'
 import { galeraNode } from '../helpers/galera-node.js'
 import { freePort } from '../helpers/scratch.js'
 
-const CHECK = join(fileURLToPath(new URL('../../', import.meta.url)), 'haproxy', 'galera-check')
+const CHECK = join(fileURLToPath(new URL('../../', import.meta.url)), 'haproxy', 'galera-check.sh')
 
 /** Runs the check as HAProxy does: proxy address and port, then the server's. */
 function check(port: number): number | null {

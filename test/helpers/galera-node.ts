@@ -1,6 +1,6 @@
 /**
  * A one-node MariaDB Galera cluster for tests (wsrep on, bootstrapped on its own, on free loopback ports, in a temporary
- * directory): what a Galera node refuses, and what haproxy/galera-check reads, are the real server's. Also strict the
+ * directory): what a Galera node refuses, and what haproxy/galera-check.sh reads, are the real server's. Also strict the
  * way tools/hosts/galera.ts runs the test hosts (`wsrep_mode` REQUIRED_PRIMARY_KEY and STRICT_REPLICATION).
  */
 import { spawnSync } from 'node:child_process'

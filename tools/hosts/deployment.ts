@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** The balancer configuration that ships in the repository; the harness runs exactly this file. */
 export const HAPROXY_CONFIG = join(ROOT, 'haproxy', 'haproxy.cfg')
 /** The balancer's Galera health check (haproxy.cfg reads its path from GALERA_CHECK). */
-export const GALERA_CHECK = join(ROOT, 'haproxy', 'galera-check')
+export const GALERA_CHECK = join(ROOT, 'haproxy', 'galera-check.sh')
 
 /** The service's parts as placed on the hosts (each part's name is its host's). */
 export type PartName = 'sandbox' | 'gateway-a' | 'gateway-b' | 'worker' | 'front-a' | 'front-b'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # HAProxy's health check of a MariaDB Galera node (haproxy/haproxy.cfg, `listen mysql`: option external-check).
 #
-# HAProxy runs it as: galera-check <proxy_address> <proxy_port> <server_address> <server_port>, and counts exit 0 as
+# HAProxy runs it as: galera-check.sh <proxy_address> <proxy_port> <server_address> <server_port>, and counts exit 0 as
 # up. A node is up only when it can take writes that the cluster will keep: it is in the Primary component (not cut
 # off with a minority), Synced (not joining, not a donor, not behind), and ready (wsrep_ready). A node that merely
 # accepts connections (what `option mysql-check` tests) may be in a non-Primary component and refuse every query.
