@@ -47,10 +47,6 @@ export function createRedis(target: RedisTarget | string, role: RedisRole, name:
     lazyConnect: false,
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableOfflineQueue: role === 'worker',
-    // Request connections send the commands issued in one turn of the event loop in one write: under load each request
-    // adds a command (its API key, its idempotency key), and one socket write per command cost a front worker about a
-    // seventh of its CPU in profiles of log ingestion. Worker connections hold blocking commands: one at a time.
-    enableAutoPipelining: role === 'request',
     // Reconnect attempts at most RECONNECT_CAP_MS apart: a connection is back within half a second of Redis, so a
     // revocation written meanwhile (or repaired by the reconciler) reaches every front within a second.
     retryStrategy: (times) => Math.min(times * 100, RECONNECT_CAP_MS),
