@@ -97,7 +97,9 @@ export async function startGalera(dir: string, dbPassword: string, log: (message
     const server = await privateMariadb(join(dir, host), {
       host: hostOf(host).address,
       port: 3306,
-      launch: (file, args) => inHost(host, file, args),
+      // TMPDIR is the node's own directory: the server (InnoDB's temporary files) and its SST scripts run as `mysql`,
+      // which cannot write the caller's TMPDIR when that is a root-only mkdtemp (as in CI).
+      launch: (file, args) => inHost(host, 'env', [`TMPDIR=${join(dir, host)}`, file, ...args]),
       // As `mysql`, not root: the joiner's rsync daemon (the SST) runs as its server's user, and as root it would
       // switch to `nobody`, which may not write the data directory.
       serverArgs: [...galeraArgs(host, i === 0), '--user=mysql'],
