@@ -65,7 +65,8 @@ t.test('through Sentinel', async (t) => {
       return rows.length === 1 ? true : undefined
     }, 20_000, 'the log stored by the worker, which follows the failover too')
 
-    const second = (await stack.codes.issue('310000000000000002')).code.code
+    // The test's own fail-fast connection follows the failover too; until it has, a command fails at once.
+    const second = await eventually(async () => (await stack.codes.issue('310000000000000002').catch(() => undefined))?.code.code, 30_000, 'the test connection on the new primary')
     let lastBind = ''
     const bound = await eventually(async () => {
       const res = await postJson(`${stack.api}/bind`, { code: second, platform_username: 'After_Failover', platform_user_id: 5252 }, auth)
