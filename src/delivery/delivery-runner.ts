@@ -18,6 +18,7 @@
  * behind it); 401/403/404 disable the destination (its entries stay pending until `destinations retry`); any other
  * 4xx fails that message's entries with the reason (a multi-entry message is first split to find the culprit).
  */
+import { abortableSleep } from '../lib/abortable-sleep.js'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Config } from '../config.js'
@@ -81,17 +82,7 @@ async function seedDestinations(deps: Pick<DeliveryDeps, 'destinations' | 'confi
 
 /** A sleep that ends early when `signal` aborts. */
 function sleeperOn(signal: AbortSignal): (ms: number) => Promise<void> {
-  return (ms) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve()
-      const done = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        resolve()
-      }
-      const timer = setTimeout(done, ms)
-      signal.addEventListener('abort', done)
-    })
+  return (ms) => abortableSleep(ms, signal)
 }
 
 /** Whether a stored destination can be posted to; `discordToken` is DISCORD_TOKEN ('' when there is none). */

@@ -19,6 +19,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Config } from '../config.js'
+import { abortableSleep } from '../lib/abortable-sleep.js'
 import type { Logger } from '../lib/logger.js'
 import { renderCallbackBlock } from '../presence/model/blocks.js'
 import type { ChangeFeed } from '../redis/change-feed.js'
@@ -157,7 +158,7 @@ export function startPublisher(deps: PublisherDeps): Publisher {
         deps.log.warn({ err: (err as Error).message }, 'push window failed; retrying next window')
         run.everything = true
       }
-      await sleep(Math.max(0, deps.config.pushWindowMs - (run.now() - started)), abort.signal)
+      await abortableSleep(Math.max(0, deps.config.pushWindowMs - (run.now() - started)), abort.signal)
     }
   })()
 
@@ -172,18 +173,6 @@ export function startPublisher(deps: PublisherDeps): Publisher {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done)
-  })
-}
 
 /** One window: the targets' keys when due, the universes with live subscriptions, and each one this process leads. */
 async function publishWindow(run: Run): Promise<void> {
