@@ -3,7 +3,6 @@
  * costs no Redis read, a revocation (through the key service, as `keys revoke` does) is refused as soon as the feed
  * delivers it, and nothing is remembered or answered from memory while the feed is not live.
  */
-import type { Redis } from 'ioredis'
 import t from 'tap'
 import { createKeyVerifier } from '../../src/auth/api-key-service.js'
 import { createApiKeyCache } from '../../src/redis/api-key-cache.js'
@@ -11,20 +10,13 @@ import { createApiKeyCopy } from '../../src/redis/api-key-copy.js'
 import { followChangeFeed } from '../../src/redis/change-feed.js'
 import { createRedis } from '../../src/redis/connection.js'
 import { buildApiKeyService } from '../../src/runtime/services.js'
+import { commandsDuring } from '../../tools/harness/redis-monitor.js'
 import { eventually, startStack } from '../helpers/stack.js'
 
 /** HGETs of `hash` sent while `work` runs (MONITOR). */
-async function hgetsOf(redis: Redis, hash: string, work: () => Promise<void>): Promise<number> {
-  const monitor = await redis.monitor()
-  let count = 0
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (String(args[0]).toLowerCase() === 'hget' && args[1] === hash) count++
-  })
-  await new Promise((resolve) => setTimeout(resolve, 100))
-  await work()
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  monitor.disconnect()
-  return count
+async function hgetsOf(redisUrl: string, hash: string, work: () => Promise<void>): Promise<number> {
+  const commands = await commandsDuring(redisUrl, work)
+  return commands.filter((args) => args[0]?.toLowerCase() === 'hget' && args[1] === hash).length
 }
 
 t.test('API keys remembered by a front', async (t) => {
@@ -44,7 +36,7 @@ t.test('API keys remembered by a front', async (t) => {
   const bearer = `Bearer ${made.key}`
 
   t.test('a key read once is answered from memory: 100 requests, one Redis read', async (t) => {
-    const hgets = await hgetsOf(stack.redis, keys.apiKeys, async () => {
+    const hgets = await hgetsOf(stack.config.redisUrl, keys.apiKeys, async () => {
       const names = new Set<string>()
       for (let i = 0; i < 100; i++) {
         const check = await verify(bearer)
@@ -57,7 +49,7 @@ t.test('API keys remembered by a front', async (t) => {
 
   t.test('a made-up key id is remembered too, and still refused', async (t) => {
     const madeUp = 'Bearer pl_zzzzzzzzzzzz_00000000000000000000000000000000'
-    const hgets = await hgetsOf(stack.redis, keys.apiKeys, async () => {
+    const hgets = await hgetsOf(stack.config.redisUrl, keys.apiKeys, async () => {
       const answers = new Set<string>()
       for (let i = 0; i < 20; i++) answers.add(JSON.stringify(await verify(madeUp)))
       t.same([...answers], [JSON.stringify({ ok: false, message: 'invalid API key' })], 'every one refused')

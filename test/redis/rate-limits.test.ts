@@ -3,30 +3,23 @@
  * arrive together go to Redis in one call and each gets its exact count, two fronts share one budget exactly, and a
  * client over its budget is refused from memory until its window ends, in a bounded table.
  */
-import type { Redis } from 'ioredis'
 import t from 'tap'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/config.js'
 import { createRedis, waitReady } from '../../src/redis/connection.js'
 import { createRateLimiter, createRateLimits, type RateLimitOutcome } from '../../src/redis/rate-limits.js'
+import { commandsDuring } from '../../tools/harness/redis-monitor.js'
 import { startStack } from '../helpers/stack.js'
 
 const limitsOf = (callbacks: { points: number; seconds: number }): RateLimits => ({ ...DEFAULT_RATE_LIMITS, callbacks })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Script calls naming `prefix` (EVALSHA or EVAL, not the commands they run) while `work` runs. */
-async function scriptCalls(redis: Redis, prefix: string, work: () => Promise<void>): Promise<number> {
-  const monitor = await redis.monitor()
-  let calls = 0
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    const name = String(args[0]).toLowerCase()
-    if ((name === 'evalsha' || name === 'eval') && args.some((a) => a.startsWith(`${prefix}:`))) calls++
-  })
-  // Commands reach the monitor a little after MONITOR answers; the pauses keep the window around `work` whole.
-  await sleep(100)
-  await work()
-  await sleep(200)
-  monitor.disconnect()
-  return calls
+async function scriptCalls(redisUrl: string, prefix: string, work: () => Promise<void>): Promise<number> {
+  const commands = await commandsDuring(redisUrl, work)
+  return commands.filter((args) => {
+    const name = args[0]?.toLowerCase()
+    return (name === 'evalsha' || name === 'eval') && args.some((a) => a.startsWith(`${prefix}:`))
+  }).length
 }
 
 t.test('rate limits on Redis', async (t) => {
@@ -49,7 +42,7 @@ t.test('rate limits on Redis', async (t) => {
     await check('callbacks', '198.51.9.9')
     await sleep(50)
     let outcomes: RateLimitOutcome[][] = []
-    const calls = await scriptCalls(redis, keys.prefix, async () => {
+    const calls = await scriptCalls(stack.config.redisUrl, keys.prefix, async () => {
       outcomes = await Promise.all(clients.map((client) => Promise.all(Array.from({ length: 7 }, () => check('callbacks', client)))))
     })
     for (const [i, client] of clients.entries()) {

@@ -5,12 +5,12 @@
  * commands one warm callbacks request sends either way (MONITOR, counting only this scratch prefix's keys, since the
  * Redis may be shared). `npm run bench` and `npm run bench:read-path` both take their figures from here.
  */
-import type { Redis } from 'ioredis'
 import { send } from '../../harness/http.js'
 import { childPids } from '../../harness/proc-sampler.js'
 import { startProcess } from '../../harness/processes.js'
 import { sleep, waitForFront } from '../../harness/readiness.js'
 import { freePort } from '../../harness/free-port.js'
+import { commandsDuring } from '../../harness/redis-monitor.js'
 import { fixed, int } from '../../harness/stats.js'
 import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
@@ -46,18 +46,13 @@ export interface ReadPathInput {
 const WARM_REQUESTS = 1000
 
 /** Redis commands naming `prefix` sent while `work` runs, per unit of work. */
-async function commandsPer(redis: Redis, prefix: string, units: number, work: () => Promise<void>): Promise<CommandCount> {
-  const monitor = await redis.monitor()
+async function commandsPer(redisUrl: string, prefix: string, units: number, work: () => Promise<void>): Promise<CommandCount> {
   const counts = new Map<string, number>()
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (!args.some((a) => a.startsWith(`${prefix}:`))) return
+  for (const args of await commandsDuring(redisUrl, work)) {
+    if (!args.some((a) => a.startsWith(`${prefix}:`))) continue
     const name = String(args[0]).toLowerCase()
     counts.set(name, (counts.get(name) ?? 0) + 1)
-  })
-  await sleep(200)
-  await work()
-  await sleep(200)
-  monitor.disconnect()
+  }
   const total = [...counts.values()].reduce((a, b) => a + b, 0)
   const byCommand = [...counts].sort((a, b) => b[1] - a[1]).map(([name, n]): [string, number] => [name, n / units])
   return { perRequest: total / units, byCommand }
@@ -68,7 +63,7 @@ const WARM_CLIENTS = 100
 
 /** Redis commands per warm callbacks request, one request at a time; `proxied` names WARM_CLIENTS clients in turn. */
 async function warmCommands(env: BenchEnv, api: string, path: string, proxied = false): Promise<CommandCount> {
-  return commandsPer(env.scratch.redis, env.scratch.name, WARM_REQUESTS, async () => {
+  return commandsPer(env.scratch.config.redisUrl, env.scratch.name, WARM_REQUESTS, async () => {
     for (let i = 0; i < WARM_REQUESTS; i++) {
       await send(`${api}/callbacks/${path}`, 'GET', undefined, proxied ? { 'x-forwarded-for': clientAddress(i % WARM_CLIENTS) } : {})
     }
