@@ -49,22 +49,29 @@ function waitForJob(queue: Queue, events: QueueEvents, jobId: string, timeoutMs:
     }
     const onCompleted = (args: { returnvalue: unknown }) => settle(() => resolve(args.returnvalue))
     const onFailed = (args: { failedReason: string }) => settle(() => reject(new Error(args.failedReason)))
-    const timer = setTimeout(() => settle(() => resolve(TIMED_OUT)), timeoutMs)
+    /** Settles from the job's stored state if it has finished; `otherwise` runs when it has not. */
+    const lookAtJob = async (otherwise: () => void) => {
+      const state = await queue.getJobState(jobId)
+      if (state === 'completed') {
+        const job = await Job.fromId(queue, jobId)
+        settle(() => resolve(job?.returnvalue))
+      } else if (state === 'failed') {
+        const job = await Job.fromId(queue, jobId)
+        settle(() => reject(new Error(job?.failedReason ?? 'bind job failed')))
+      } else otherwise()
+    }
+    // At the deadline the job is looked at once more: its completion event may have gone by while the event stream's
+    // connection was away (a Redis failover), and a bind that was made must not be answered as timed out.
+    const timer = setTimeout(() => {
+      if (settled) return
+      lookAtJob(() => settle(() => resolve(TIMED_OUT))).catch(() => settle(() => resolve(TIMED_OUT)))
+    }, timeoutMs)
     stream.on(completedEvent, onCompleted)
     stream.on(failedEvent, onFailed)
     // The job may have finished before the listeners were attached: look once, after the event stream is listening.
     events
       .waitUntilReady()
-      .then(() => queue.getJobState(jobId))
-      .then(async (state) => {
-        if (state === 'completed') {
-          const job = await Job.fromId(queue, jobId)
-          settle(() => resolve(job?.returnvalue))
-        } else if (state === 'failed') {
-          const job = await Job.fromId(queue, jobId)
-          settle(() => reject(new Error(job?.failedReason ?? 'bind job failed')))
-        }
-      })
+      .then(() => lookAtJob(() => undefined))
       .catch((err: unknown) => settle(() => reject(err)))
   })
 }

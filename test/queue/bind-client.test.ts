@@ -1,5 +1,5 @@
 /** The front's bind client against real BullMQ queues: the timeout path, result validation and the retry policy. */
-import { Worker } from 'bullmq'
+import { QueueEvents, Worker } from 'bullmq'
 import t from 'tap'
 import { BIND_ATTEMPTS, createBindClient, InvalidBindResultError } from '../../src/queue/bind-client.js'
 import { QueueName } from '../../src/queue/names.js'
@@ -38,6 +38,21 @@ t.test('the bind client', async (t) => {
   t.test('a valid result comes back as the worker returned it', async (t) => {
     const { submit } = await setup(t, 5000, async () => ({ status: 'bound', platformUsername: 'Bind_Client' }))
     t.same(await submit(JOB), { status: 'bound', platformUsername: 'Bind_Client' })
+  })
+
+  t.test('a completion the event stream missed (its connection away, as in a Redis failover) is found at the deadline', async (t) => {
+    const prefix = `${stack.ctx.keys.bullPrefix}:missed`
+    const queue = createQueue(QueueName.Bind, queueRedis, prefix)
+    // An event stream that never reads: every completion event goes by it.
+    const deaf = new QueueEvents(QueueName.Bind, { connection: await openRedis(stack.ctx, 'worker', 'missed-events'), prefix, autorun: false })
+    await deaf.waitUntilReady()
+    const worker = new Worker(QueueName.Bind, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      return { status: 'bound', platformUsername: 'Bind_Client' }
+    }, { connection: await openRedis(stack.ctx, 'worker', 'missed-worker'), prefix })
+    t.teardown(() => Promise.all([queue.close(), deaf.close(), worker.close()]))
+    const submit = createBindClient({ queue, events: deaf, timeoutMs: 2000 })
+    t.same(await submit({ ...JOB, requestId: 'r-missed' }), { status: 'bound', platformUsername: 'Bind_Client' }, 'answered bound, not timed out')
   })
 
   t.test('an invalid result is a clear error, not a cast', async (t) => {

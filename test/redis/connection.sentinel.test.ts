@@ -52,7 +52,14 @@ t.test('through Sentinel', async (t) => {
     fields[4] = String(Number(fields[4]) + 1)
     await onNode(nodes.replica.port, (r) => r.hset(stack.ctx.keys.codes, code, fields.join('|')))
     const after = `{${code};\nOn_New_Primary;\nNo activity detected;\n}\n`
-    await eventually(async () => ((await callbacks()).text === after ? true : undefined), 30_000, 'callbacks showing the new primary')
+    let lastCallbacks = ''
+    await eventually(async () => {
+      const res = await callbacks()
+      lastCallbacks = `${res.status} ${JSON.stringify(res.text)}`
+      return res.text === after ? true : undefined
+    }, 30_000, 'callbacks showing the new primary').catch((err: Error) => {
+      throw new Error(`${err.message}; the last answer: ${lastCallbacks}`)
+    })
     t.equal((await callbacks()).status, 200, 'callbacks answer 200 on the new primary')
 
     const logged = await eventually(async () => {
@@ -67,15 +74,15 @@ t.test('through Sentinel', async (t) => {
 
     // The test's own fail-fast connection follows the failover too; until it has, a command fails at once.
     const second = await eventually(async () => (await stack.codes.issue('310000000000000002').catch(() => undefined))?.code.code, 30_000, 'the test connection on the new primary')
-    let lastBind = ''
+    const bindAnswers: string[] = []
     const bound = await eventually(async () => {
       const res = await postJson(`${stack.api}/bind`, { code: second, platform_username: 'After_Failover', platform_user_id: 5252 }, auth)
-      lastBind = `${res.status} ${JSON.stringify(res.body)}`
+      bindAnswers.push(`${res.status} ${JSON.stringify(res.body)}`)
       return res.status === 200 ? res : undefined
     }, 30_000, 'a bind after the failover').catch((err: Error) => {
-      throw new Error(`${err.message}; the last answer: ${lastBind}`)
+      throw new Error(`${err.message}; the answers: ${bindAnswers.join(' | ')}`)
     })
-    t.same(bound.body, { status: 'bound', platform_username: 'After_Failover' })
+    t.same(bound.body, { status: 'bound', platform_username: 'After_Failover' }, `the answers: ${bindAnswers.join(' | ')}`)
     t.same(await onNode(nodes.replica.port, (r) => r.script('EXISTS', codePut)), [1], 'code-put.lua was loaded on the new primary (NOSCRIPT handled)')
     t.equal((await getText(`${stack.api}/callbacks/${second}`)).text, `{${second};\nAfter_Failover;\nNo activity detected;\n}\n`)
   })

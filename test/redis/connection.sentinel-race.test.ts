@@ -1,0 +1,85 @@
+/**
+ * A connection through Sentinel survives a failover announced while it is reconnecting (issue 22, item 1; the ioredis
+ * patch in patches/ioredis+6.0.0.patch).
+ *
+ * The primary is killed: the connection closes and asks the Sentinels again. Here that question is held up for 8 s by
+ * a proxy in front of the Sentinel, and meanwhile the Sentinels promote the replica and publish `+switch-master`. In
+ * ioredis 6.0.0 the failover detector of the connection that closed is still subscribed then; it disconnects the
+ * connector in the middle of its question, the answer is thrown away as "Connection is closed." and the connection
+ * ends for good: every command after it fails, with no reconnect (seen in clean-clone CI runs as a front answering
+ * 503 for 30 s after a failover, and as binds that never recovered in the data-cut scenario).
+ */
+import net from 'node:net'
+import t from 'tap'
+import { createRedis, waitReady } from '../../src/redis/connection.js'
+import { onNode, replicatedRedis } from '../helpers/replicated-redis.js'
+import { freePort } from '../helpers/scratch.js'
+import { eventually, type Teardown } from '../helpers/stack.js'
+
+/** A TCP proxy to `port` whose new connections wait `delayMs` before they reach it (connections already made do not). */
+async function slowProxy(t: Teardown, port: number): Promise<{ port: number; delayMs: number }> {
+  const state = { port: await freePort(), delayMs: 0 }
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((client) => {
+    sockets.add(client)
+    client.pause()
+    client.on('error', () => client.destroy())
+    client.on('close', () => sockets.delete(client))
+    setTimeout(() => {
+      if (client.destroyed) return
+      const upstream = net.connect(port, '127.0.0.1')
+      sockets.add(upstream)
+      upstream.on('error', () => client.destroy())
+      upstream.on('close', () => {
+        sockets.delete(upstream)
+        client.destroy()
+      })
+      client.on('close', () => upstream.destroy())
+      client.pipe(upstream)
+      upstream.pipe(client)
+      client.resume()
+    }, state.delayMs)
+  })
+  await new Promise<void>((resolve) => server.listen(state.port, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => server.close(resolve))
+  })
+  return state
+}
+
+t.test('a failover announced while the connection is asking the Sentinels again', async (t) => {
+  const nodes = await replicatedRedis(t, { sentinels: true })
+  const proxy = await slowProxy(t, nodes.sentinels[0]!.port)
+  const redis = createRedis({ kind: 'sentinel', sentinels: [{ host: '127.0.0.1', port: proxy.port }], name: nodes.name, password: '', sentinelPassword: '' }, 'request', 'sentinel-race')
+  const errors: string[] = []
+  redis.on('error', (err: Error) => errors.push(err.message))
+  t.teardown(() => redis.disconnect())
+  await waitReady(redis)
+  t.equal(await redis.set('before', '1'), 'OK', 'connected to the primary')
+
+  // The failover detector is subscribed (through the proxy, before it slows down) on the Sentinel behind it: the one
+  // client there with a subscription (Sentinels talk to each other without one).
+  await eventually(async () => {
+    const clients = (await onNode(nodes.sentinels[0]!.port, (r) => r.call('CLIENT', 'LIST'))) as string
+    return /\bsub=[1-9]/.test(clients) ? true : undefined
+  }, 10_000, 'the failover detector subscribed')
+
+  proxy.delayMs = 8000
+  const killedAt = Date.now()
+  await nodes.primary.kill()
+  await eventually(async () => ((await nodes.primaryPort()) === nodes.replica.port ? true : undefined), 20_000, 'the Sentinels promoting the replica')
+  t.ok(Date.now() - killedAt < 8000, 'the failover was announced while the connection was still waiting for the Sentinel')
+
+  const answers: string[] = []
+  const set = await eventually(async () => {
+    const answer = await redis.set('after', '1').catch((err: Error) => `${err.message} (status ${redis.status})`)
+    answers.push(answer)
+    return answer === 'OK' ? answer : undefined
+  }, 20_000, 'a write on the new primary').catch((err: Error) => {
+    throw new Error(`${err.message}; the connection's answers: ${[...new Set(answers)].join(' | ')}; errors: ${[...new Set(errors)].join(' | ')}`)
+  })
+  t.equal(set, 'OK', 'the connection reconnected to the new primary by itself')
+  t.not(redis.status, 'end')
+  t.equal(await onNode(nodes.replica.port, (r) => r.get('after')), '1', 'the write is on the new primary')
+})
