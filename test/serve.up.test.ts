@@ -83,10 +83,10 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
 })
 
 t.test('a worker still not started after PART_START_TIMEOUT_MS is named in an error, and "up" follows once it starts', async (t) => {
-  const { workerPort, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '20000' })
+  const { workerPort, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '45000' })
   const late = await eventually(async () => service.entries().find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
   t.same(late.parts, ['worker'], 'only the worker is late')
-  t.match(late.msg, /^the front answers, but worker did not start within 20 s/)
+  t.match(late.msg, /^the front answers, but worker did not start within 45 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
   await release()
   await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
@@ -94,10 +94,10 @@ t.test('a worker still not started after PART_START_TIMEOUT_MS is named in an er
 })
 
 t.test('a front not ready by PART_START_TIMEOUT_MS is named in the error, and "up" still follows once it is', async (t) => {
-  const { port, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '20000' }, '/src/front.js')
+  const { port, service, release } = await servePartHeldOff(t, { PART_START_TIMEOUT_MS: '45000' }, '/src/front.js')
   const late = await eventually(async () => service.entries().find((e) => e.level === 50 && Array.isArray(e.parts)), 120_000, 'the error naming the late part')
   t.same(late.parts, ['front'], 'only the front is late')
-  t.equal(late.msg, 'the front did not become ready within 20 s')
+  t.equal(late.msg, 'the front did not become ready within 45 s')
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
   await release()
   await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the front is ready')

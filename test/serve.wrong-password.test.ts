@@ -58,11 +58,11 @@ t.test('under serve, each part logs the reason once at error level, and serve na
     PORT: String(await freePort()),
     SANDBOX_PORT: String(await freePort()),
     // serve names the late parts after this; the parts retry once a second meanwhile.
-    PART_START_TIMEOUT_MS: '20000',
+    PART_START_TIMEOUT_MS: '45000',
   })
   const late = await eventually(async () => service.entries().find((e) => e.process === 'serve' && e.level === 50 && Array.isArray(e.parts)), 120_000, "serve's error naming the late parts")
   const reason = `mysql: ${refusal}`
-  t.equal(late.msg, `the front answers, but worker and gateway did not start within 20 s (worker: ${reason}; gateway: ${reason})`)
+  t.equal(late.msg, `the front answers, but worker and gateway did not start within 45 s (worker: ${reason}; gateway: ${reason})`)
   t.same(late.parts, ['worker', 'gateway'])
 
   // Seconds of retries, once a second: one line each, at error level, with the server's words.
@@ -75,7 +75,9 @@ t.test('under serve, each part logs the reason once at error level, and serve na
     )
   }
   // The front starts without MySQL (degraded): it says why once, too.
-  const front = service.entries().filter((e) => e.process === 'front-worker' && e.msg === 'dependencies missing')
+  const frontLines = () => service.entries().filter((e) => e.process === 'front-worker' && e.msg === 'dependencies missing')
+  await eventually(async () => (frontLines().length > 0 ? true : undefined), 30_000, "the front worker's line")
+  const front = frontLines()
   t.same(
     front.map((e) => ({ level: e.level, reason: e.reason })),
     [{ level: 50, reason }],
