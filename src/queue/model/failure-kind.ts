@@ -103,6 +103,9 @@ const INFRASTRUCTURE_MESSAGES = [
   // NOREPLICAS: a primary with min-replicas-to-write that has no replica in sync refuses the write (issue 22).
   /^(?:LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM|NOREPLICAS)\b/,
   /^Reached the max retries per request limit\b/,
+  // Galera: a node outside the primary component (cut off, or still joining) refuses every statement with errno 1047
+  // (ER_UNKNOWN_COM_ERROR, which otherwise means a client bug), so the message decides, not the number.
+  /^WSREP has not yet prepared node for application use\b/,
   /^fetch failed$/,
   /^connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH)\b/,
 ]

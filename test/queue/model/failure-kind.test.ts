@@ -16,6 +16,8 @@ t.test('failureKind', async (t) => {
     ['too many connections', withFields('Too many connections', { code: 'ER_CON_COUNT_ERROR', errno: 1040 }), 'infrastructure'],
     ['server gone away', withFields('MySQL server has gone away', { errno: 2006 }), 'infrastructure'],
     ['server shutdown', withFields('Server shutdown in progress', { code: 'ER_SERVER_SHUTDOWN', errno: 1053 }), 'infrastructure'],
+    ['Galera node outside the primary component', withFields('WSREP has not yet prepared node for application use', { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), 'infrastructure'],
+    ['unknown command (not Galera): a bug', withFields('Unknown command', { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }), 'unknown'],
     ['read only (a failover)', withFields('The MariaDB server is running with the --read-only option', { errno: 1290 }), 'infrastructure'],
     ['ioredis connection closed', new Error('Connection is closed.'), 'infrastructure'],
     ['ioredis offline queue off', new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'infrastructure'],
