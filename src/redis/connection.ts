@@ -6,6 +6,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import type { RedisTarget } from '../config.js'
 import { CHECK_TIMEOUT_MS, type DependencyCheck } from '../health/readiness.js'
+import { NewestViewSentinelConnector, SENTINEL_ASK_TIMEOUT_MS } from './sentinel-connector.js'
 
 /** The longest pause between two reconnect attempts (a local TCP connect costs next to nothing). */
 export const RECONNECT_CAP_MS = 500
@@ -31,6 +32,10 @@ function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): Re
     ...(target.password === '' ? {} : { password: target.password }),
     ...(target.sentinelPassword === '' ? {} : { sentinelPassword: target.sentinelPassword }),
     failoverDetector: true,
+    // Asks every Sentinel and goes to the newest view's first; drops a stale failover detector (sentinel-connector.ts).
+    Connector: NewestViewSentinelConnector,
+    // A Sentinel that accepts but never answers (a hung process) would hold ioredis's question forever.
+    sentinelCommandTimeout: SENTINEL_ASK_TIMEOUT_MS,
     sentinelRetryStrategy: (times) => Math.min(times * 100, RECONNECT_CAP_MS),
     reconnectOnError: (err) => (/^READONLY\b/.test(err.message) ? 2 : false),
   }

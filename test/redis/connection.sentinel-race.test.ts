@@ -1,13 +1,15 @@
 /**
- * A connection through Sentinel survives a failover announced while it is reconnecting (issue 22, item 1; the ioredis
- * patch in patches/ioredis+6.0.0.patch).
+ * Connections through Sentinel (src/redis/sentinel-connector.ts) on private processes (issue 22, item 1).
  *
- * The primary is killed: the connection closes and asks the Sentinels again. Here that question is held up for 8 s by
- * a proxy in front of the Sentinel, and meanwhile the Sentinels promote the replica and publish `+switch-master`. In
- * ioredis 6.0.0 the failover detector of the connection that closed is still subscribed then; it disconnects the
- * connector in the middle of its question, the answer is thrown away as "Connection is closed." and the connection
- * ends for good: every command after it fails, with no reconnect (seen in clean-clone CI runs as a front answering
- * 503 for 30 s after a failover, and as binds that never recovered in the data-cut scenario).
+ * 1. A failover announced while the connection is reconnecting. The primary is killed: the connection closes and asks
+ *    the Sentinels again; here the question is held up for 8 s by a proxy in front of the Sentinel, and meanwhile the
+ *    Sentinels promote the replica and publish `+switch-master`. ioredis 6.0.0 keeps the failover detector of the
+ *    connection that closed; it disconnects the connector in the middle of its question, the answer is thrown away as
+ *    "Connection is closed." and the connection ends for good: every command after it fails, with no reconnect (seen
+ *    in clean-clone CI runs as a front answering 503 for 30 s after a failover, and as binds that never recovered in
+ *    the data-cut scenario).
+ * 2. A Sentinel that accepts connections but never answers (a hung process: SIGSTOP) listed first: ioredis alone
+ *    waits for its answer forever.
  */
 import net from 'node:net'
 import t from 'tap'
@@ -82,4 +84,17 @@ t.test('a failover announced while the connection is asking the Sentinels again'
   t.equal(set, 'OK', 'the connection reconnected to the new primary by itself')
   t.not(redis.status, 'end')
   t.equal(await onNode(nodes.replica.port, (r) => r.get('after')), '1', 'the write is on the new primary')
+})
+
+t.test('a hung Sentinel listed first does not hold the connection', async (t) => {
+  const nodes = await replicatedRedis(t, { sentinels: true })
+  nodes.sentinels[0]!.freeze()
+  t.teardown(() => nodes.sentinels[0]!.thaw())
+  const sentinels = nodes.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port }))
+  const redis = createRedis({ kind: 'sentinel', sentinels, name: nodes.name, password: '', sentinelPassword: '' }, 'request', 'sentinel-hung')
+  redis.on('error', () => undefined)
+  t.teardown(() => redis.disconnect())
+  await waitReady(redis, 15_000)
+  t.equal(await redis.set('through-the-others', '1'), 'OK', 'connected to the primary through the Sentinels that answer')
+  t.equal(await onNode(nodes.primary.port, (r) => r.get('through-the-others')), '1')
 })

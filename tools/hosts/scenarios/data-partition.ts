@@ -77,10 +77,14 @@ export async function dataPartitionScenario(dep: Deployment, log: (m: string) =>
   if (failover === null) problems.push('the majority Sentinels did not fail over during the partition')
   if (refusedAt === null) problems.push(`the old primary still took writes at the end of the partition (${probes.accepted} probes accepted)`)
   if (rejoinedAt === null) problems.push(`${primary} did not become a replica in sync within 60 s of the heal`)
-  // front-a may stay with the old primary (its first Sentinel is on the minority side) and answer 503 until the heal:
-  // safe, and counted below; the rest of the service must take writes again once the majority has failed over.
+  // Both fronts must follow the majority to the new primary, front-a included although its first Sentinel (on the old
+  // primary's host) still names the old one: a connection asks every Sentinel and goes by the newest view
+  // (src/redis/sentinel-connector.ts). Before that, front-a stayed with the old primary and half the events got 503.
   const afterFailover = load.logs.outcomes.filter((o) => failover !== null && o.sent >= failover.at + 5000 && o.sent < healedAt)
-  if (afterFailover.length > 0 && !afterFailover.some((o) => o.result === '200 logged')) problems.push('no log event was answered logged after the failover, during the partition')
+  const loggedAfter = afterFailover.filter((o) => o.result === '200 logged').length
+  if (afterFailover.length > 0 && loggedAfter < 0.9 * afterFailover.length) {
+    problems.push(`from 5 s after the failover to the heal, ${loggedAfter} of ${afterFailover.length} log events were answered logged (at least 90 % expected: both fronts on the new primary)`)
+  }
   const since = (at: number | null) => seconds(at === null ? null : at - partitionedAt)
   if (problems.length > 0) for (const part of ['worker', 'front-a'] as const) log(`data-partition: ${part} said:\n${dep.parts.get(part)?.lines.slice(-25).join('\n') ?? ''}`)
   return {
