@@ -35,10 +35,11 @@ export function createQueueEvents(name: QueueName, connection: Redis, prefix: st
 export type EnqueueLog = (job: LogJob, jobId: string) => Promise<void>
 
 /**
- * Waits until the writes just made are on enough replicas (src/redis/replica-wait.ts, on the queue's own connection);
- * throws when they are not. Resolves at once when REDIS_WRITE_REPLICAS is 0.
+ * Begins a confirmation before a write (src/redis/replica-wait.ts, on the queue's own connection); the function it
+ * returns, awaited after the write, waits until the write is on enough replicas, and throws when it is not or when the
+ * connection was re-made in between. Resolves at once when REDIS_WRITE_REPLICAS is 0.
  */
-export type ConfirmWrite = () => Promise<void>
+export type ConfirmWrite = () => () => Promise<void>
 
 /**
  * Creates the producer of single log jobs named `jobName` on `queue` (the gateway's audit entries); with `confirm`,
@@ -46,8 +47,9 @@ export type ConfirmWrite = () => Promise<void>
  */
 export function createLogProducer(queue: Queue, jobName: JobName, confirm?: ConfirmWrite): EnqueueLog {
   return async (job, jobId) => {
+    const confirmed = confirm?.()
     await queue.add(jobName, job, { jobId })
-    await confirm?.()
+    await confirmed?.()
   }
 }
 
@@ -64,8 +66,9 @@ export const COMPLETED_BATCHES_KEPT = 100
  */
 export function createBatchAdder(queue: Queue, confirm?: ConfirmWrite): (batch: LogBatch, batchId: string) => Promise<void> {
   return async (batch, batchId) => {
+    const confirmed = confirm?.()
     await queue.add(JobName.LogBatch, batch, { jobId: batchId, removeOnComplete: { count: COMPLETED_BATCHES_KEPT } })
-    await confirm?.()
+    await confirmed?.()
   }
 }
 

@@ -4,6 +4,12 @@
  * of the connection it runs on, so it must run on the connection that wrote (BullMQ's Queue uses the connection it is
  * given, so that is the queue's connection). Fewer confirmations than asked throws ReplicaShortfallError, which the
  * routes answer as 503 with Retry-After: the write is on the primary only, and a failover now would discard it.
+ *
+ * "The connection that wrote" is one socket, not one ioredis object: WAIT on a socket made afresh counts from offset 0
+ * and is satisfied at once by any connected replica. When the connection is re-made between the write and its WAIT
+ * (a failover: the write went to the old primary, the WAIT to the new one; seen in the data-partition scenario as 41
+ * events answered `logged` and lost), the WAIT confirms nothing. So a confirmation is begun before the write, and one
+ * whose connection closed since then is a shortfall.
  */
 import type { Redis } from 'ioredis'
 
@@ -19,6 +25,14 @@ export class ReplicaShortfallError extends Error {
   }
 }
 
+/** The connection was re-made between a write and its WAIT: the WAIT ran on another socket and confirms nothing. */
+export class ReplicaConnectionChangedError extends ReplicaShortfallError {
+  constructor(wanted: number, timeoutMs: number) {
+    super(0, wanted, timeoutMs)
+    this.message = 'the Redis connection was re-made between the write and its confirmation: nothing confirmed'
+  }
+}
+
 /** Which write a confirmation was for (the label of presence_link_redis_write_shortfalls_total). */
 export type ConfirmedWrite = 'log' | 'bind' | 'audit'
 
@@ -30,14 +44,15 @@ export interface ReplicaWaitOptions {
 }
 
 /**
- * Confirms writes made on `redis`. `own(write)`: every write this connection made so far is on the replicas.
- * `all(write)`: every write the primary took so far, from any client (a bind's writes are the worker's): it writes a
- * small mark on this connection first, which the replication stream carries after them, then waits for that.
- * Both resolve at once when `replicas` is 0.
+ * Confirms writes made on `redis`. `own(write)`, called before the write: the function it returns, awaited after the
+ * write, resolves once every write this connection made so far is on the replicas. `all(write)`: every write the
+ * primary took so far, from any client (a bind's writes are the worker's): it writes a small mark on this connection
+ * first, which the replication stream carries after them, then waits for that. Both resolve at once when `replicas`
+ * is 0, and throw a ReplicaShortfallError when the connection was re-made meanwhile.
  */
 export interface ReplicaWait {
   readonly replicas: number
-  own(write: ConfirmedWrite): Promise<void>
+  own(write: ConfirmedWrite): () => Promise<void>
   all(write: ConfirmedWrite): Promise<void>
 }
 
@@ -49,17 +64,32 @@ export function createReplicaWait(redis: Redis, markKey: string, opts: ReplicaWa
     opts.onShortfall?.(write, confirmed)
     throw new ReplicaShortfallError(confirmed, replicas, timeoutMs)
   }
+  // Counts the sockets this connection has lost: a confirmation is only for the socket its write went on.
+  let closes = 0
+  redis.on('close', () => closes++)
+  const sameSocket = (write: ConfirmedWrite, since: number) => {
+    if (closes === since) return
+    opts.onShortfall?.(write, 0)
+    throw new ReplicaConnectionChangedError(replicas, timeoutMs)
+  }
   return {
     replicas,
-    async own(write) {
-      if (replicas === 0) return
-      check(write, await redis.wait(replicas, timeoutMs))
+    own(write) {
+      if (replicas === 0) return async () => undefined
+      const since = closes
+      return async () => {
+        const confirmed = await redis.wait(replicas, timeoutMs)
+        sameSocket(write, since)
+        check(write, confirmed)
+      }
     },
     async all(write) {
       if (replicas === 0) return
+      const since = closes
       // SET then WAIT in one round trip; the mark's value is irrelevant (it only moves this connection's offset).
       const results = (await redis.pipeline().set(markKey, '1', 'EX', 3600).wait(replicas, timeoutMs).exec()) ?? []
       for (const [err] of results) if (err) throw err
+      sameSocket(write, since)
       check(write, Number(results[1]?.[1] ?? 0))
     },
   }

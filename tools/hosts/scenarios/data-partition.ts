@@ -70,6 +70,11 @@ export async function dataPartitionScenario(dep: Deployment, log: (m: string) =>
   }
 
   const { logs, bindsLost } = await endChecks(dep, load, problems)
+  if (logs.lost.length > 0) {
+    const lost = new Set(logs.lost)
+    const when = load.logs.outcomes.filter((o) => lost.has(o.id)).map((o) => `${((o.sent - partitionedAt) / 1000).toFixed(1)}→${((o.at - partitionedAt) / 1000).toFixed(1)}`)
+    problems.push(`the lost events were sent→answered at these seconds after the partition (failover at ${failover === null ? '-' : ((failover.at - partitionedAt) / 1000).toFixed(1)}): ${when.slice(0, 12).join(', ')}${when.length > 12 ? ', …' : ''}`)
+  }
   const probesKept = Number(await dep.redisSet.command(failover?.to ?? primary, ['llen', PROBE_KEY]))
   await dep.redisSet.command(failover?.to ?? primary, ['del', PROBE_KEY])
   const acceptedDuring = load.logs.outcomes.filter((o) => o.sent >= partitionedAt && o.sent < healedAt && o.result === '200 logged').length
