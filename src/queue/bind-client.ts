@@ -5,6 +5,7 @@
  * something else is an error, not a cast.
  */
 import type { EventEmitter } from 'node:events'
+import { randomUUID } from 'node:crypto'
 import { Job, type Queue, type QueueEvents } from 'bullmq'
 import * as v from 'valibot'
 import { BindJobResultSchema, type BindJob, type BindJobResult } from './model/jobs.js'
@@ -83,7 +84,11 @@ function waitForJob(queue: Queue, events: QueueEvents, jobId: string, timeoutMs:
  */
 export function createBindClient(opts: { queue: Queue; events: QueueEvents; timeoutMs: number; confirm?: () => Promise<void> }): SubmitBind {
   return async (job) => {
-    const added = await opts.queue.add(JobName.Bind, job, { attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
+    // A random id, not BullMQ's counter: after a Redis failover the counter on the new primary hands out ids again,
+    // and a wait by counter id could be answered with another bind's completion (a bind answered `bound` that was
+    // never made, seen in the data-partition scenario). A random id is found nowhere but where this job went.
+    const jobId = `bind-${randomUUID()}`
+    const added = await opts.queue.add(JobName.Bind, job, { jobId, attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
     if (added.id === undefined) throw new Error('the bind job got no id')
     const outcome = await waitForJob(opts.queue, opts.events, added.id, opts.timeoutMs)
     if (outcome === TIMED_OUT) return null

@@ -55,10 +55,28 @@ t.test('the bind client', async (t) => {
     t.same(await submit({ ...JOB, requestId: 'r-missed' }), { status: 'bound', platformUsername: 'Bind_Client' }, 'answered bound, not timed out')
   })
 
+  t.test("another bind's completion under the same id never answers this one (the id counter after a failover)", async (t) => {
+    const prefix = `${stack.ctx.keys.bullPrefix}:counter`
+    const queue = createQueue(QueueName.Bind, queueRedis, prefix)
+    const events = createQueueEvents(QueueName.Bind, await openRedis(stack.ctx, 'worker', 'counter-events'), prefix)
+    await events.waitUntilReady()
+    t.teardown(() => Promise.all([queue.close(), events.close()]))
+    const worker = new Worker(QueueName.Bind, async () => ({ status: 'bound', platformUsername: 'Someone_Else' }), {
+      connection: await openRedis(stack.ctx, 'worker', 'counter-worker'),
+      prefix,
+    })
+    const submit = createBindClient({ queue, events, timeoutMs: 1500 })
+    t.same(await submit({ ...JOB, code: 'SOME', requestId: 'r-someone' }), { status: 'bound', platformUsername: 'Someone_Else' })
+    await worker.close()
+    // A new primary whose copy lacks the id counter's last increments hands the same ids out again.
+    await queueRedis.del(`${prefix}:${QueueName.Bind}:id`)
+    t.equal(await submit({ ...JOB, requestId: 'r-mine' }), null, 'no worker took this bind: it times out, never "bound" from the other one')
+  })
+
   t.test('an invalid result is a clear error, not a cast', async (t) => {
     const { submit } = await setup(t, 5000, async () => ({ status: 'linked' }))
     await t.rejects(submit(JOB), InvalidBindResultError)
-    await t.rejects(submit(JOB), { message: /^bind job \d+ finished with an invalid result/ })
+    await t.rejects(submit(JOB), { message: /^bind job bind-[0-9a-f-]{36} finished with an invalid result/ })
   })
 
   t.test('a job that failed for good rejects with its reason', async (t) => {
