@@ -6,14 +6,13 @@
  * exactly once. The old code answered 200 with the replica frozen (it never asked the replica). And the primary's own
  * guard, min-replicas-to-write: with its replica gone it refuses writes (NOREPLICAS), which the front answers 503.
  */
-import net from 'node:net'
 import t from 'tap'
 import { createRedis, waitReady } from '../../src/redis/connection.js'
 import { createReplicaWait } from '../../src/redis/replica-wait.js'
 import { createSandbox } from '../../src/sandbox/create-sandbox.js'
 import { onNode, replicatedRedis } from '../helpers/replicated-redis.js'
-import { freePort } from '../helpers/scratch.js'
-import { eventually, postJson, startStack, type Teardown } from '../helpers/stack.js'
+import { eventually, postJson, startStack } from '../helpers/stack.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
 const API_KEY = 'replica-wait-test-bootstrap-key-0123456789'
 const auth = `Bearer ${API_KEY}`
@@ -96,7 +95,8 @@ t.test('a connection re-made between the write and its WAIT confirms nothing (th
   // connection: the write goes to the old primary, whose replica has stopped acknowledging (cut off with it); the
   // connection is lost and made again, now to the new primary, whose replica acknowledges at once.
   const [oldSide, newSide] = [await replicatedRedis(t), await replicatedRedis(t)]
-  const proxy = await switchingProxy(t, oldSide.primary.port)
+  const proxy = await startTcpProxy('127.0.0.1', oldSide.primary.port)
+  t.teardown(() => proxy.close())
   const conn = createRedis(`redis://127.0.0.1:${proxy.port}`, 'worker', 'replica-wait-remade')
   t.teardown(() => conn.disconnect())
   await waitReady(conn)
@@ -111,43 +111,12 @@ t.test('a connection re-made between the write and its WAIT confirms nothing (th
   t.teardown(() => oldSide.replica.thaw())
   const second = wait.own('log')
   await conn.set('replica-wait-test:second', '1')
-  proxy.target = newSide.primary.port
+  proxy.retarget(newSide.primary.port)
   const ready = new Promise((resolve) => conn.once('ready', resolve))
   proxy.cut()
+  proxy.restore()
   await ready
   t.equal(await conn.wait(1, 500), 1, 'a WAIT on the new socket alone is satisfied by the new primary\'s replica')
   t.equal(await onNode(newSide.primary.port, (r) => r.get('replica-wait-test:second')), null, 'which never had the write')
   await t.rejects(second(), { name: 'ReplicaShortfallError', message: /re-made between the write and its confirmation/ }, 'the confirmation begun before the write is refused (a 503 for the client)')
 })
-
-/** A TCP proxy to `target` (changeable); `cut()` destroys every connection it carries. */
-async function switchingProxy(t: Teardown, target: number): Promise<{ port: number; target: number; cut(): void }> {
-  const sockets = new Set<net.Socket>()
-  const server = net.createServer((client) => {
-    const upstream = net.connect(state.target, '127.0.0.1')
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on('error', () => undefined)
-      s.on('close', () => {
-        sockets.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream)
-    upstream.pipe(client)
-  })
-  const state = {
-    port: await freePort(),
-    target,
-    cut() {
-      for (const s of sockets) s.destroy()
-    },
-  }
-  await new Promise<void>((resolve) => server.listen(state.port, '127.0.0.1', resolve))
-  t.teardown(async () => {
-    state.cut()
-    await new Promise((resolve) => server.close(resolve))
-  })
-  return state
-}
