@@ -18,10 +18,10 @@
  * behind it); 401/403/404 disable the destination (its entries stay pending until `destinations retry`); any other
  * 4xx fails that message's entries with the reason (a multi-entry message is first split to find the culprit).
  */
-import { abortableSleep } from '../lib/abortable-sleep.js'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Config } from '../config.js'
+import { abortableSleep } from '../lib/abortable-sleep.js'
 import { packMessages, readyCount, type Outgoing, type PackedMessage } from './model/batching.js'
 import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget, type DestinationTarget } from './model/destination.js'
 import { messagePayload, renderEntryEmbed } from './model/embeds.js'

@@ -173,7 +173,6 @@ export function startPublisher(deps: PublisherDeps): Publisher {
   }
 }
 
-
 /** One window: the targets' keys when due, the universes with live subscriptions, and each one this process leads. */
 async function publishWindow(run: Run): Promise<void> {
   const { deps } = run

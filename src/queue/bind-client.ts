@@ -4,8 +4,8 @@
  * without reading error messages. The result is validated: a worker of another version answering
  * something else is an error, not a cast.
  */
-import type { EventEmitter } from 'node:events'
 import { randomUUID } from 'node:crypto'
+import type { EventEmitter } from 'node:events'
 import { Job, type Queue, type QueueEvents } from 'bullmq'
 import * as v from 'valibot'
 import { BindJobResultSchema, type BindJob, type BindJobResult } from './model/jobs.js'
@@ -88,13 +88,12 @@ export function createBindClient(opts: { queue: Queue; events: QueueEvents; time
     // and a wait by counter id could be answered with another bind's completion (a bind answered `bound` that was
     // never made, seen in the data-partition scenario). A random id is found nowhere but where this job went.
     const jobId = `bind-${randomUUID()}`
-    const added = await opts.queue.add(JobName.Bind, job, { jobId, attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
-    if (added.id === undefined) throw new Error('the bind job got no id')
-    const outcome = await waitForJob(opts.queue, opts.events, added.id, opts.timeoutMs)
+    await opts.queue.add(JobName.Bind, job, { jobId, attempts: BIND_ATTEMPTS, backoff: { type: 'fixed', delay: BIND_RETRY_DELAY_MS } })
+    const outcome = await waitForJob(opts.queue, opts.events, jobId, opts.timeoutMs)
     if (outcome === TIMED_OUT) return null
     const parsed = v.safeParse(BindJobResultSchema, outcome)
     if (!parsed.success) {
-      throw new InvalidBindResultError(`bind job ${added.id} finished with an invalid result: ${parsed.issues[0]?.message ?? 'unknown shape'}`)
+      throw new InvalidBindResultError(`bind job ${jobId} finished with an invalid result: ${parsed.issues[0]?.message ?? 'unknown shape'}`)
     }
     if (parsed.output.status === 'bound' || parsed.output.status === 'already_bound') await opts.confirm?.()
     return parsed.output

@@ -5,11 +5,11 @@
  * given, so that is the queue's connection). Fewer confirmations than asked throws ReplicaShortfallError, which the
  * routes answer as 503 with Retry-After: the write is on the primary only, and a failover now would discard it.
  *
- * "The connection that wrote" is one socket, not one ioredis object: WAIT on a socket made afresh counts from offset 0
- * and is satisfied at once by any connected replica. When the connection is re-made between the write and its WAIT
- * (a failover: the write went to the old primary, the WAIT to the new one; seen in the data-partition scenario as 41
- * events answered `logged` and lost), the WAIT confirms nothing. So a confirmation is begun before the write, and one
- * whose connection closed since then is a shortfall.
+ * "The connection that wrote" is one socket, not one ioredis object. When the connection is re-made between the write
+ * and its WAIT (a failover: the write went to the old primary, the WAIT to the new one, whose replica acknowledges its
+ * own stream at once; seen in the data-partition scenario as 41 events answered `logged` and lost), the WAIT confirms
+ * nothing about the write. So a confirmation is begun before the write, and one whose connection closed since then is
+ * a shortfall.
  */
 import type { Redis } from 'ioredis'
 
@@ -59,18 +59,15 @@ export interface ReplicaWait {
 /** Creates the confirmer over `redis`; `markKey` is the key `all` writes (keys.replicaMark). */
 export function createReplicaWait(redis: Redis, markKey: string, opts: ReplicaWaitOptions): ReplicaWait {
   const { replicas, timeoutMs } = opts
-  const check = (write: ConfirmedWrite, confirmed: number) => {
-    if (confirmed >= replicas) return
-    opts.onShortfall?.(write, confirmed)
-    throw new ReplicaShortfallError(confirmed, replicas, timeoutMs)
-  }
   // Counts the sockets this connection has lost: a confirmation is only for the socket its write went on.
   let closes = 0
   redis.on('close', () => closes++)
-  const sameSocket = (write: ConfirmedWrite, since: number) => {
-    if (closes === since) return
-    opts.onShortfall?.(write, 0)
-    throw new ReplicaConnectionChangedError(replicas, timeoutMs)
+  /** Throws unless WAIT's `confirmed` is enough and was counted on the socket of `since` (the write's). */
+  const check = (write: ConfirmedWrite, since: number, confirmed: number) => {
+    const remade = closes !== since
+    if (!remade && confirmed >= replicas) return
+    opts.onShortfall?.(write, remade ? 0 : confirmed)
+    throw remade ? new ReplicaConnectionChangedError(replicas, timeoutMs) : new ReplicaShortfallError(confirmed, replicas, timeoutMs)
   }
   return {
     replicas,
@@ -78,9 +75,7 @@ export function createReplicaWait(redis: Redis, markKey: string, opts: ReplicaWa
       if (replicas === 0) return async () => undefined
       const since = closes
       return async () => {
-        const confirmed = await redis.wait(replicas, timeoutMs)
-        sameSocket(write, since)
-        check(write, confirmed)
+        check(write, since, await redis.wait(replicas, timeoutMs))
       }
     },
     async all(write) {
@@ -89,8 +84,7 @@ export function createReplicaWait(redis: Redis, markKey: string, opts: ReplicaWa
       // SET then WAIT in one round trip; the mark's value is irrelevant (it only moves this connection's offset).
       const results = (await redis.pipeline().set(markKey, '1', 'EX', 3600).wait(replicas, timeoutMs).exec()) ?? []
       for (const [err] of results) if (err) throw err
-      sameSocket(write, since)
-      check(write, Number(results[1]?.[1] ?? 0))
+      check(write, since, Number(results[1]?.[1] ?? 0))
     },
   }
 }

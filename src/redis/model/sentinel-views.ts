@@ -5,7 +5,7 @@
  * back to the old primary for the whole partition. So every reachable Sentinel is asked, and the newest view wins.
  */
 
-/** What one Sentinel said about the master: `SENTINEL MASTER <name>` read into the fields that matter. */
+/** What one Sentinel said about the master: `SENTINEL MASTER <name>` read into the fields that decide. */
 export interface SentinelView {
   /** The Sentinel asked (its place in the connection's list is found by host and port). */
   sentinel: { host: string; port: number }
@@ -13,11 +13,9 @@ export interface SentinelView {
   primary: string
   /** Its `config-epoch` for the master: raised by every failover. */
   epoch: number
-  /** Its flags for the master (`master`, `s_down`, `o_down`, `disconnected`...). */
-  flags: string
 }
 
-/** Reads a `SENTINEL MASTER` reply (a flat field/value list); null when it is not one. */
+/** Reads a `SENTINEL MASTER` reply (a flat field/value list: ip, port, config-epoch...); null when it is not one. */
 export function readSentinelMaster(sentinel: { host: string; port: number }, reply: unknown): SentinelView | null {
   if (!Array.isArray(reply)) return null
   const fields = new Map<string, string>()
@@ -26,7 +24,7 @@ export function readSentinelMaster(sentinel: { host: string; port: number }, rep
   const port = fields.get('port')
   const epoch = Number(fields.get('config-epoch'))
   if (ip === undefined || port === undefined || !Number.isInteger(epoch)) return null
-  return { sentinel, primary: `${ip}:${port}`, epoch, flags: fields.get('flags') ?? '' }
+  return { sentinel, primary: `${ip}:${port}`, epoch }
 }
 
 /**
