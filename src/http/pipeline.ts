@@ -15,7 +15,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../lib/logger.js'
 import { failureKind } from '../queue/model/failure-kind.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
-import type { RateLimitCheck } from '../redis/rate-limits.js'
+import type { RateLimitCheck, RateLimitState } from '../redis/rate-limits.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { UsageRecorder } from '../redis/key-usage.js'
 import { createAdmission } from './admission.js'
@@ -95,7 +95,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   const finish = (res: Response, ctx: RequestCtx, reply: Reply, req: Request) => {
-    send(res, ctx.limitHeaders === undefined ? reply : { ...reply, headers: { ...ctx.limitHeaders, ...reply.headers } }, ctx.requestId, req)
+    send(res, reply, ctx.requestId, req, ctx.limit)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
     if (ctx.keyName !== undefined) {
@@ -189,14 +189,8 @@ function createKit(deps: PipelineDeps): RouteKit {
   const kit: RouteKit = {
     async limited(route, ctx) {
       const outcome = await deps.rateLimit(route, ctx.client)
-      if (outcome.state !== undefined) {
-        // IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): Reset is seconds until the window ends.
-        ctx.limitHeaders = {
-          'ratelimit-limit': String(outcome.state.limit),
-          'ratelimit-remaining': String(outcome.state.remaining),
-          'ratelimit-reset': String(outcome.state.resetSeconds),
-        }
-      }
+      // Its RateLimit-* headers go on the reply, whatever it is (send below).
+      if (outcome.state !== undefined) ctx.limit = outcome.state
       if (outcome.ok) return null
       observer?.rateLimited?.(route)
       return ctx.text
@@ -327,7 +321,7 @@ async function bodyWithin(req: HttpRequest, ms: number): Promise<Buffer | null> 
  * declared body arrived, and the unread bytes would be parsed as the next request. uWS writes the
  * `Connection: close` header of such a reply itself.
  */
-function send(res: Response, reply: Reply, requestId: string, req?: Request): void {
+function send(res: Response, reply: Reply, requestId: string, req?: Request, limit?: RateLimitState): void {
   if (res.completed) return
   const bodyPending = req !== undefined && !req.received
   if (bodyPending) req.received = true
@@ -336,6 +330,13 @@ function send(res: Response, reply: Reply, requestId: string, req?: Request): vo
   if (reply.status !== 304) res.header('content-type', reply.type === 'json' ? JSON_TYPE : TEXT_TYPE)
   res.header('x-request-id', requestId)
   res.header('cache-control', 'no-store')
+  if (limit !== undefined) {
+    // IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): Reset is seconds until the window ends.
+    res.header('ratelimit-limit', String(limit.limit))
+    res.header('ratelimit-remaining', String(limit.remaining))
+    res.header('ratelimit-reset', String(limit.resetSeconds))
+  }
+  // A reply's own headers win over the ones above.
   if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v, true)
   res.send(reply.body, bodyPending)
 }

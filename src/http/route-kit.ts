@@ -7,7 +7,7 @@
 import type * as v from 'valibot'
 import type { ErrorCode } from './model/error-codes.js'
 import type { CodeView } from '../presence/model/blocks.js'
-import type { LimitedRoute } from '../redis/rate-limits.js'
+import type { LimitedRoute, RateLimitState } from '../redis/rate-limits.js'
 import type { Reply } from './respond.js'
 
 /** One request as a route sees it; read it before the first await (the library may reuse what lies behind it). */
@@ -32,8 +32,8 @@ export interface RequestCtx {
   started: bigint
   /** Whether the route answers errors in plain text (callbacks, rpc, streams) rather than JSON. */
   text: boolean
-  /** RateLimit-* headers of the route's limit, set by the rate-limit check and added to whatever the reply is. */
-  limitHeaders?: Record<string, string>
+  /** Where the client stands in the route's limit, set by the rate-limit check: its RateLimit-* headers go on whatever the reply is. */
+  limit?: RateLimitState
   /** The name of the valid API key the request presented (set by `keyed`), for usage per key. */
   keyName?: string
 }
@@ -137,7 +137,7 @@ export interface CodesAdmission {
 
 /** The front's shared route machinery, built by createPipeline. */
 export interface RouteKit {
-  /** Spends the client's rate limit of `route`; the 429 (text or JSON, as `ctx` says) or null. Sets ctx.limitHeaders. */
+  /** Spends the client's rate limit of `route`; the 429 (text or JSON, as `ctx` says) or null. Sets ctx.limit. */
   limited(route: LimitedRoute, ctx: RequestCtx): Promise<Reply | null>
   /** Checks the bearer key. */
   authorize(req: HttpRequest): Promise<{ ok: true; keyName: string; keyId: string } | { ok: false; reply: Reply }>

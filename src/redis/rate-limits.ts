@@ -44,6 +44,13 @@ export const REMEMBERED_WINDOWS = 50_000
 /** Most operations in one script call: a larger backlog goes in several calls at once (each call blocks Redis while it runs). */
 export const MAX_BATCH = 500
 
+/**
+ * Most ms asks for spares wait for a request to share a script call with: under load nearly every answered request
+ * asks for one, and a call per turn for them alone costs the front and Redis a socket write and a wake-up each. A
+ * client's next request comes far later than this (100 per 10 s at most), so its spare is still ready for it.
+ */
+export const SPARE_LINGER_MS = 5
+
 /** Options of a limiter (the defaults are the service's). */
 export interface RateLimiterOptions {
   /** Client windows remembered (REMEMBERED_WINDOWS). */
@@ -52,6 +59,8 @@ export interface RateLimiterOptions {
   maxBatch?: number
   /** Takes spares (true); false counts every request in Redis. */
   spares?: boolean
+  /** Longest wait of spare asks with no request to go with (SPARE_LINGER_MS). */
+  spareLingerMs?: number
 }
 
 /** A limiter: the check, and the size of its table of known windows. */
@@ -85,6 +94,7 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
   const spares = options.spares !== false
   const send = sendBatch(luaCommand(redis, 'rate-limit-spend'), table, limits)
   const maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH)
+  const spareLingerMs = Math.max(0, options.spareLingerMs ?? SPARE_LINGER_MS)
   const prefixes = new Map<LimitedRoute, string>()
   for (const route of Object.keys(limits) as LimitedRoute[]) prefixes.set(route, `${keys.rateLimitPrefix(route)}:`)
 
@@ -94,8 +104,11 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
   let queuedByKey = new Map<string, Op>()
   let scheduled = false
   let onTheWay = false
+  let lingering: NodeJS.Timeout | undefined
   const flush = () => {
     scheduled = false
+    if (lingering !== undefined) clearTimeout(lingering)
+    lingering = undefined
     if (requests.length === 0 && spareAsks.length === 0) return
     const batch = batchOf(requests, spareAsks)
     requests = []
@@ -107,13 +120,18 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
     // What arises meanwhile waits for this batch, then goes together: one call per round trip, however busy.
     void Promise.all(calls).then(() => {
       onTheWay = false
-      flush()
+      schedule()
     })
   }
+  // A request waits for its count, so it goes at the next turn; spares alone wait up to SPARE_LINGER_MS for company
+  // (nothing waits for them, and each script call costs both sides a socket write and a wake-up).
   const schedule = () => {
-    if (!scheduled && !onTheWay) {
+    if (scheduled || onTheWay) return
+    if (requests.length > 0 || spareAsks.length >= maxBatch) {
       scheduled = true
       setImmediate(flush)
+    } else if (spareAsks.length > 0 && lingering === undefined) {
+      lingering = setTimeout(flush, spareLingerMs)
     }
   }
   // After an answered request: ask for a spare, so the client's next request here is answered at once.

@@ -56,6 +56,36 @@ t.test('rate limits on Redis', async (t) => {
     t.ok(calls >= 1 && calls <= Math.ceil((clients.length * 7) / 500) + 1, `${clients.length * 7} checks in ${calls} script calls`)
   })
 
+  t.test('asks for spares wait for the next request to share its script call, or go alone after SPARE_LINGER_MS', async (t) => {
+    const check = createRateLimits(await connection('linger'), keys, limitsOf({ points: 5, seconds: 10 }))
+    await check('callbacks', '198.51.7.0')
+    await sleep(50)
+    const clients = Array.from({ length: 20 }, (_, i) => `198.51.7.${i + 1}`)
+    const calls = await scriptCalls(stack.config.redisUrl, keys.prefix, async () => {
+      // One new client at a time, a millisecond apart (a turn of its own): each request is counted in a call of its
+      // own, and the spare asked for after its answer rides with the next client's request (before: a call more for
+      // each spare, 40 in all).
+      for (const client of clients) {
+        t.equal((await check('callbacks', client)).ok, true)
+        await sleep(1)
+      }
+      await sleep(50)
+    })
+    // One call more for the spare of the last client; a pause of several ms between two requests would let a spare go alone.
+    t.ok(calls >= clients.length && calls <= clients.length + 3, `${clients.length} requests and their spares in ${calls} script calls`)
+    for (const client of clients) t.equal(await countOf('callbacks', client), '2', `${client}: the request and its spare`)
+    // Each spare answers its client's next request from memory; the new spares asked for then go together, one call
+    // per SPARE_LINGER_MS (before: one call each).
+    const again = await scriptCalls(stack.config.redisUrl, keys.prefix, async () => {
+      for (const client of clients) {
+        t.match(await check('callbacks', client), { ok: true, state: { remaining: 3 } })
+        await sleep(1)
+      }
+      await sleep(50)
+    })
+    t.ok(again >= 1 && again < clients.length / 2, `the 20 next requests answered from their spares, their new spares asked for in ${again} calls`)
+  })
+
   t.test("a client polling through two fronts gets its 101st request refused, and on both fronts after that", async (t) => {
     const fronts = [createRateLimits(await connection('front-a'), keys, DEFAULT_RATE_LIMITS), createRateLimits(await connection('front-b'), keys, DEFAULT_RATE_LIMITS)]
     const seen: string[] = []
