@@ -283,8 +283,8 @@ async function readJson(req: HttpRequest, timeoutMs: number): Promise<{ ok: true
     return { ok: false, reply: jsonError(411, ErrorCode.LengthRequired, 'send the body with a Content-Length header, not chunked') }
   }
   const declared = Number(req.headers['content-length'] ?? '0')
-  const tooLarge = jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${MAX_BODY_BYTES} bytes`)
-  if (declared > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
+  const tooLarge = () => jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${MAX_BODY_BYTES} bytes`)
+  if (declared > MAX_BODY_BYTES) return { ok: false, reply: tooLarge() }
   const raw = await bodyWithin(req, timeoutMs)
   if (raw === null) {
     return {
@@ -292,7 +292,7 @@ async function readJson(req: HttpRequest, timeoutMs: number): Promise<{ ok: true
       reply: jsonError(400, ErrorCode.BodyIncomplete, `the body did not arrive: Content-Length says ${declared} bytes, and they did not all come within ${timeoutMs} ms`),
     }
   }
-  if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge }
+  if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge() }
   // RFC 8259 8.1: a parser may ignore a leading byte-order mark, and some Windows tools write one.
   const json = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw
   try {

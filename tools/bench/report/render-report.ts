@@ -102,7 +102,7 @@ export function renderLogSection(logs: readonly LogRun[], settings: BenchSetting
   const lost = logs.map((l) => l.accepted - l.stored)
   return `### Log events: accepted, then stored
 
-Command: ${COMMANDS.full}. autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted;
+Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted, after a run of 5,000 not counted;
 then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.
 
 ${table(
