@@ -351,7 +351,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
     expected: [
       '### Log events: accepted, then stored',
       '',
-      'Command: `npm run bench`. autocannon posts 1,500 events to `POST /api/v1/log/server` per run over 4 connections, as fast as they are accepted;',
+      'Command: `npm run bench` (this section alone, with where the CPU went: `node dist/tools/bench/log-ingest.js` after `npm run build:tools`). autocannon posts 1,500 events to `POST /api/v1/log/server` per run over 4 connections, as fast as they are accepted, after a run of 5,000 not counted;',
       'then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.',
       '',
       '| accepted/s (median) | drain after load, s (median) | stored/s end to end (median) | lost (accepted − stored), every run | rejected |',
