@@ -59,8 +59,6 @@ export interface RateLimiterOptions {
   maxBatch?: number
   /** Takes spares (true); false counts every request in Redis. */
   spares?: boolean
-  /** Longest wait of spare asks with no request to go with (SPARE_LINGER_MS). */
-  spareLingerMs?: number
 }
 
 /** A limiter: the check, and the size of its table of known windows. */
@@ -94,7 +92,6 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
   const spares = options.spares !== false
   const send = sendBatch(luaCommand(redis, 'rate-limit-spend'), table, limits)
   const maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH)
-  const spareLingerMs = Math.max(0, options.spareLingerMs ?? SPARE_LINGER_MS)
   const prefixes = new Map<LimitedRoute, string>()
   for (const route of Object.keys(limits) as LimitedRoute[]) prefixes.set(route, `${keys.rateLimitPrefix(route)}:`)
 
@@ -131,7 +128,7 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
       scheduled = true
       setImmediate(flush)
     } else if (spareAsks.length > 0 && lingering === undefined) {
-      lingering = setTimeout(flush, spareLingerMs)
+      lingering = setTimeout(flush, SPARE_LINGER_MS)
     }
   }
   // After an answered request: ask for a spare, so the client's next request here is answered at once.

@@ -19,7 +19,7 @@ import { startCeiling } from './measurements/ceiling-comparison.js'
 import { measureGatewayMemory, type GatewayMemoryResult } from './measurements/gateway-memory.js'
 import { issueFresh } from '../harness/issue-fresh.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
-import { logRun, type LogRun } from './measurements/log-accept-store.js'
+import { logRun, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
 import { measurePresencePropagation, type PropagationResult } from './measurements/presence-propagation.js'
 import { measureReadPath } from './measurements/read-path.js'
 import { redisBytesPerUser } from './measurements/redis-memory.js'
@@ -78,8 +78,7 @@ async function main(): Promise<void> {
     }
 
     load.section('log ingestion')
-    // A short run first, not counted (JIT, pools, the first batches), as log-ingest.ts does.
-    await logRun(env, { ...SETTINGS, logEvents: 5000 }, 200)
+    await warmUpLogs(env, SETTINGS)
     const logs: LogRun[] = []
     for (let run = 1; run <= SETTINGS.runs; run++) {
       const l = await logRun(env, SETTINGS, run)

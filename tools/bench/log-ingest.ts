@@ -17,7 +17,7 @@ import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/proc
 import { createScratch } from '../harness/scratch.js'
 import { fixed, int, median, table } from '../harness/stats.js'
 import { startBenchEnv } from './measurements/bench-env.js'
-import { logRun, type LogRun } from './measurements/log-accept-store.js'
+import { logRun, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
 import { SETTINGS } from './settings.js'
 
 const log = createBenchLog('log-ingest')
@@ -50,8 +50,7 @@ async function main(): Promise<void> {
   try {
     const { env: bench } = await startBenchEnv(scratch, { queues: [QueueName.Log], redisCpu: true })
     log(`front (FRONT_WORKERS=${values['front-workers']}) and worker up; ${proxied ? 'rate limits on (log=30/60), client addresses through TRUST_PROXY=127.0.0.1' : 'rate limits off, one client address'}`)
-    // A short warm-up run (JIT, pools, the first batches), not counted.
-    await logRun(bench, { ...settings, logEvents: Math.min(5000, settings.logEvents) }, 200, { proxied })
+    await warmUpLogs(bench, settings, { proxied })
     const runs: LogRun[] = []
     const cpu: string[][] = []
     for (let run = 1; run <= Number(values.runs); run++) {

@@ -111,3 +111,11 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
     latencyP99Ms: result.latency.p99,
   }
 }
+
+/** Events of the short run before the counted ones (JIT, pools, the first batches); the report names this number. */
+export const WARMUP_EVENTS = 5000
+
+/** The short run before the counted ones, not counted (its run number, 200, keeps its addresses apart from theirs). */
+export async function warmUpLogs(env: BenchEnv, settings: BenchSettings, options: LogRunOptions = { proxied: false }): Promise<void> {
+  await logRun(env, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, options)
+}

@@ -7,7 +7,7 @@
 import type { BindRun } from '../measurements/bind-rate.js'
 import type { Comparison, LoadRun } from '../measurements/ceiling-comparison.js'
 import type { GatewayMemoryResult } from '../measurements/gateway-memory.js'
-import type { LogRun } from '../measurements/log-accept-store.js'
+import { WARMUP_EVENTS, type LogRun } from '../measurements/log-accept-store.js'
 import type { PropagationResult } from '../measurements/presence-propagation.js'
 import type { ReadPathResult } from '../measurements/read-path.js'
 import type { MemoryResult } from '../measurements/redis-memory.js'
@@ -102,7 +102,7 @@ export function renderLogSection(logs: readonly LogRun[], settings: BenchSetting
   const lost = logs.map((l) => l.accepted - l.stored)
   return `### Log events: accepted, then stored
 
-Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted, after a run of 5,000 not counted;
+Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted, after a run of ${int(WARMUP_EVENTS)} not counted;
 then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.
 
 ${table(
