@@ -89,6 +89,8 @@ interface UniverseState {
   pending: PendingChanges
   /** Compare every subscribed code with what was recorded (after taking the lease, a `*` change, a lost feed, a failed window). */
   fullCheck: boolean
+  /** It had no usable Open Cloud key at its last window: once it has one, every code is compared. */
+  keyless: boolean
   failures: number
   waitUntil: number
 }
@@ -193,7 +195,7 @@ async function publishWindow(run: Run): Promise<void> {
     [...live].map(async (universe) => {
       let state = run.universes.get(universe)
       if (state === undefined) {
-        state = { universe, lease: deps.openLease(universe), pending: createPendingChanges(), fullCheck: true, failures: 0, waitUntil: 0 }
+        state = { universe, lease: deps.openLease(universe), pending: createPendingChanges(), fullCheck: true, keyless: false, failures: 0, waitUntil: 0 }
         run.universes.set(universe, state)
       }
       if (everything) state.fullCheck = true
@@ -214,8 +216,10 @@ async function publishWindow(run: Run): Promise<void> {
 
 /** Reads the targets' keys again; unreadable ones are logged once per change (the key itself never is). */
 async function reloadKeys(run: Run): Promise<void> {
+  // The time the read began: a key stored while it ran may be missing from it.
+  const at = run.now()
   run.keys = await run.deps.loadKeys()
-  run.keysAt = run.now()
+  run.keysAt = at
   const summary = run.keys.unreadable.map((u) => `${u.keyName}/${u.universeId}`).join(',')
   if (summary !== run.reportedUnreadable) {
     run.reportedUnreadable = summary
@@ -232,12 +236,19 @@ async function publishUniverse(run: Run, state: UniverseState, changed: Readonly
   state.pending.keepOnly(subs.codes)
   const key = run.keys.keys.get(universe)
   if (key === undefined) {
-    // No usable Open Cloud key (removed, its API key revoked, or unreadable): nothing can go out.
-    const lost = [...changed.keys()].filter((c) => subs.codes.has(c)).length + state.pending.size
+    // No usable Open Cloud key (not loaded yet, removed, its API key revoked, or unreadable): nothing can go out. The
+    // blocks are still looked at, so a universe seen before its key loads gets its first look; once a key can be
+    // used, every block is compared again and what changed meanwhile goes out.
+    await notePending(run, state, subs, changed)
+    const lost = state.pending.size
     if (lost > 0) deps.metrics?.dropped?.('no_target', lost)
     state.pending.settle(state.pending.list().map((p) => p.code))
-    state.fullCheck = false
+    state.keyless = true
     return
+  }
+  if (state.keyless) {
+    state.keyless = false
+    state.fullCheck = true
   }
   await notePending(run, state, subs, changed)
   if (state.pending.size === 0 || run.now() < state.waitUntil) return

@@ -56,6 +56,8 @@ export interface PushWorld {
   openCloudKey: string
   /** Attaches `universe` to the stack's key (and tells the fake its key). */
   addUniverse(universe: number): Promise<void>
+  /** Detaches `universe` from the stack's key: the publisher finds no Open Cloud key for it at its next reload. */
+  removeUniverse(universe: number): Promise<void>
   /** Issues and links `n` codes (one chat user each), returns them. */
   linkedCodes(n: number, prefix?: string): Promise<string[]>
   /** Subscribes `codes` through the front as server `serverId`. */
@@ -90,6 +92,10 @@ export async function startPushWorld(t: Teardown, env: Record<string, string> = 
       const added = await buildPushTargets(stack.db, PUSH_TEST_SECRET, `${sandbox.url}/open-cloud`).add('test-server', universe, openCloudKey, 'test')
       if (!added.ok) throw new Error(`push add: ${added.reason}`)
       await control('/open-cloud', { keys: { [String(universe)]: openCloudKey } })
+    },
+    async removeUniverse(universe) {
+      const removed = await buildPushTargets(stack.db, PUSH_TEST_SECRET, `${sandbox.url}/open-cloud`).remove('test-server', universe)
+      if (!removed.ok) throw new Error(`push remove: ${removed.reason}`)
     },
     async linkedCodes(n, prefix = 'Player') {
       const codes: string[] = []

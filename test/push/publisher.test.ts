@@ -2,7 +2,9 @@
  * The push publisher against the real Redis, MariaDB, front and the sandbox's fake Open Cloud: a change reaches Open
  * Cloud as the callbacks block within a window; changes within one window share a message; blocks that would pass
  * 1 kB go as codes only; 429 and 500 are waited out and retried without hammering; a key Open Cloud refuses drops the
- * change; two publishers never send one change twice, and the second carries on when the first stops.
+ * change; a universe seen before its key loads gets its first look when it does, and a change made while its key was
+ * gone goes out when it is back; two publishers never send one change twice, and the second carries on when the first
+ * stops.
  */
 import t from 'tap'
 import { eventually } from '../helpers/stack.js'
@@ -114,6 +116,56 @@ t.test('publisher', async (t) => {
     await eventually(async () => (record.dropped.some(([reason]) => reason === 'refused') ? true : undefined), 10_000, 'the refused change dropped')
     t.ok(record.failed.includes('refused'))
     t.same(await world.messages(universe), [])
+  })
+})
+
+t.test('a universe the publisher sees before its Open Cloud key gets its first look, and its changes go out once the key loads', async (t) => {
+  const world = await startPushWorld(t)
+  const universe = 3001
+  await world.addUniverse(universe)
+  const codes = await world.linkedCodes(2)
+  await world.subscribe(universe, 'job-1', codes)
+  // The subscriptions stay; the key goes before any publisher runs, so its windows find none for the universe.
+  await world.removeUniverse(universe)
+  const { record, metrics } = recordingMetrics()
+  await world.startPublisher(metrics)
+  await world.waitRecorded(universe, codes)
+  await world.play(codes[0]!, 'Chess')
+  await eventually(async () => (record.dropped.some(([reason]) => reason === 'no_target') ? true : undefined), 10_000, 'the keyless change dropped')
+  t.same(await world.messages(universe), [], 'nothing sent without a key')
+
+  await world.addUniverse(universe)
+  const [message, ...rest] = await messagesAfter(world, universe, 1, 'the keyless change published once the key loads')
+  const body = parse(message!)
+  t.same(Object.keys(body.blocks ?? {}), [codes[0]], 'only the code that changed')
+  t.equal(body.blocks![codes[0]!], await world.callbacksBlock(codes[0]!))
+  t.match(body.blocks![codes[0]!], /Playing,\nChess;\n/)
+  t.same(rest, [])
+
+  t.test('a change while the key is gone goes out when it is back, as the current block', async (t) => {
+    await world.removeUniverse(universe)
+    const dropped = () => record.dropped.filter(([reason]) => reason === 'no_target').length
+    const before = dropped()
+    // The publisher reads the keys again within KEYS_RELOAD_MS: until then a change still goes out with the old one.
+    let round = 0
+    await eventually(async () => {
+      if (dropped() > before) return true
+      await world.play(codes[1]!, `Go ${++round}`)
+      await new Promise((r) => setTimeout(r, 500))
+      return undefined
+    }, 25_000, 'a change dropped once the publisher finds the key gone')
+    const sent = (await world.messages(universe)).length
+    await world.play(codes[1]!, 'Shogi')
+    await eventually(async () => (dropped() > before + 1 ? true : undefined), 10_000, 'the next change dropped too')
+    t.equal((await world.messages(universe)).length, sent, 'nothing sent while the key is gone')
+    await world.addUniverse(universe)
+    const all = await messagesAfter(world, universe, sent + 1, 'the change published once the key is back')
+    const body = parse(all[sent]!)
+    t.same(Object.keys(body.blocks ?? {}), [codes[1]], 'only the code that changed')
+    t.equal(body.blocks![codes[1]!], await world.callbacksBlock(codes[1]!))
+    t.match(body.blocks![codes[1]!], /Playing,\nShogi;\n/, 'its current block')
+    await new Promise((r) => setTimeout(r, 2500))
+    t.equal((await world.messages(universe)).length, sent + 1, 'once')
   })
 })
 
