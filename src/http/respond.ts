@@ -12,7 +12,8 @@ import type { BindJobResult } from '../queue/model/jobs.js'
 /** A response to send: status, body and extra headers. */
 export interface Reply {
   status: number
-  body: string
+  /** The body; a Buffer holds it already encoded as UTF-8 (an answer given again and again is encoded once). */
+  body: string | Buffer
   type: 'json' | 'text'
   headers?: Record<string, string>
   /** Error code for logs and metrics, when the reply is an error. */

@@ -2,7 +2,7 @@
  * `GET /api/v1/callbacks/{codes}` and `GET /api/v1/rpc/{codes}` (public, plain text): one block per code, in request
  * order, with an ETag for conditional polling. The codes pass the shared admission (admission.ts). The last answer per
  * path is remembered, so a poll whose views did not change (the view contract, presence/model/near-cache.ts) skips
- * parsing, rendering and hashing.
+ * parsing, rendering, hashing and encoding: the answer is kept as UTF-8 bytes, which uWS sends without converting.
  */
 import { hash } from 'node:crypto'
 import type { Config } from '../../config.js'
@@ -15,7 +15,7 @@ import { etagOf, ifNoneMatchHits } from '../model/etag.js'
 import { textError, type Reply } from '../respond.js'
 import type { HttpApp, HttpRequest, RequestCtx, RouteKit } from '../route-kit.js'
 
-/** Callbacks/rpc answers remembered per route (by raw path), to skip parsing, rendering and hashing when unchanged. */
+/** Callbacks/rpc answers remembered per route (by raw path), to skip parsing, rendering, hashing and encoding when unchanged. */
 export const REMEMBERED_ANSWERS = 256
 
 /** What the blocks routes need besides the kit. */
@@ -41,7 +41,8 @@ export function register(app: HttpApp, kit: RouteKit, deps: BlocksDeps): void {
 interface Answer {
   codes: readonly string[]
   views: readonly CodeView[]
-  body: string
+  /** The blocks as UTF-8: encoded once, however many times they are sent (uWS copies a string's bytes every time). */
+  body: Buffer
   etag: string
 }
 
@@ -69,12 +70,15 @@ function answerBlocks(route: BlocksRoute, render: (code: string, view: CodeView)
       return admitted.refusal.reply
     }
     const { views } = admitted
-    let body: string
+    let body: Buffer
     let etag: string
     if (last !== undefined && sameViews(last.views, views)) ({ body, etag } = last)
     else {
-      body = ''
-      for (let i = 0; i < codes.length; i++) body += render(codes[i]!, views[i]!)
+      let text = ''
+      for (let i = 0; i < codes.length; i++) text += render(codes[i]!, views[i]!)
+      // Its own memory, not a slice of Node's shared pool: a small remembered answer would keep a whole pool slab alive.
+      body = Buffer.allocUnsafeSlow(Buffer.byteLength(text))
+      body.write(text)
       // SHA-1 is used as a fast digest of our own output here, not for security: a collision would only cost a 304.
       etag = etagOf(hash('sha1', body, 'base64url'))
       remembered.delete(raw)
