@@ -6,9 +6,9 @@
  * gone goes out when it is back; two publishers never send one change twice, and the second carries on when the first
  * stops.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { eventually } from '../helpers/stack.js'
-import { recordingMetrics, startPushWorld, type FakeMessage } from '../helpers/push-world.js'
+import { recordingMetrics, startPushWorld, type FakeMessage, type PushWorld } from '../helpers/push-world.js'
 
 const parse = (m: FakeMessage) => JSON.parse(m.message) as { v: number; blocks?: Record<string, string>; codes?: string[] }
 
@@ -17,6 +17,22 @@ async function messagesAfter(world: { messages(u: number): Promise<FakeMessage[]
     const all = await world.messages(universe)
     return all.length >= count ? all : undefined
   }, 20_000, what)
+}
+
+/** Attaches `universe`, links `n` codes and subscribes them as server job-1; returns the codes. */
+async function subscribedCodes(world: PushWorld, universe: number, n: number): Promise<string[]> {
+  await world.addUniverse(universe)
+  const codes = await world.linkedCodes(n)
+  await world.subscribe(universe, 'job-1', codes)
+  return codes
+}
+
+/** `message` carries the block of `code` alone, exactly as callbacks answers it, showing `activity`. */
+async function carriesOnly(t: Test, world: PushWorld, message: FakeMessage, code: string, activity: RegExp): Promise<void> {
+  const blocks = parse(message).blocks ?? {}
+  t.same(Object.keys(blocks), [code], 'only the changed code')
+  t.equal(blocks[code], await world.callbacksBlock(code), 'exactly what GET /api/v1/callbacks answers')
+  t.match(blocks[code], activity)
 }
 
 t.test('publisher', async (t) => {
@@ -35,11 +51,8 @@ t.test('publisher', async (t) => {
     await world.play(a!, 'Chess')
     const [message] = await messagesAfter(world, universe, 1, 'the published change')
     t.equal(message!.topic, 'presence-link')
-    const body = parse(message!)
-    t.same(Object.keys(body.blocks ?? {}), [a], 'only the changed code')
-    t.equal(body.blocks![a!], await world.callbacksBlock(a!), 'exactly what GET /api/v1/callbacks answers')
-    t.match(body.blocks![a!], /Playing,\nChess;\n/)
-    t.equal(body.v, 1)
+    await carriesOnly(t, world, message!, a!, /Playing,\nChess;\n/)
+    t.equal(parse(message!).v, 1)
     t.ok(Buffer.byteLength(message!.message) <= 1024)
     t.ok(record.published.includes('blocks'))
     t.ok(record.lags.length > 0 && record.lags.every((s) => s >= 0))
@@ -122,9 +135,7 @@ t.test('publisher', async (t) => {
 t.test('a universe the publisher sees before its Open Cloud key gets its first look, and its changes go out once the key loads', async (t) => {
   const world = await startPushWorld(t)
   const universe = 3001
-  await world.addUniverse(universe)
-  const codes = await world.linkedCodes(2)
-  await world.subscribe(universe, 'job-1', codes)
+  const codes = await subscribedCodes(world, universe, 2)
   // The subscriptions stay; the key goes before any publisher runs, so its windows find none for the universe.
   await world.removeUniverse(universe)
   const { record, metrics } = recordingMetrics()
@@ -136,10 +147,7 @@ t.test('a universe the publisher sees before its Open Cloud key gets its first l
 
   await world.addUniverse(universe)
   const [message, ...rest] = await messagesAfter(world, universe, 1, 'the keyless change published once the key loads')
-  const body = parse(message!)
-  t.same(Object.keys(body.blocks ?? {}), [codes[0]], 'only the code that changed')
-  t.equal(body.blocks![codes[0]!], await world.callbacksBlock(codes[0]!))
-  t.match(body.blocks![codes[0]!], /Playing,\nChess;\n/)
+  await carriesOnly(t, world, message!, codes[0]!, /Playing,\nChess;\n/)
   t.same(rest, [])
 
   t.test('a change while the key is gone goes out when it is back, as the current block', async (t) => {
@@ -160,10 +168,7 @@ t.test('a universe the publisher sees before its Open Cloud key gets its first l
     t.equal((await world.messages(universe)).length, sent, 'nothing sent while the key is gone')
     await world.addUniverse(universe)
     const all = await messagesAfter(world, universe, sent + 1, 'the change published once the key is back')
-    const body = parse(all[sent]!)
-    t.same(Object.keys(body.blocks ?? {}), [codes[1]], 'only the code that changed')
-    t.equal(body.blocks![codes[1]!], await world.callbacksBlock(codes[1]!))
-    t.match(body.blocks![codes[1]!], /Playing,\nShogi;\n/, 'its current block')
+    await carriesOnly(t, world, all[sent]!, codes[1]!, /Playing,\nShogi;\n/)
     await new Promise((r) => setTimeout(r, 2500))
     t.equal((await world.messages(universe)).length, sent + 1, 'once')
   })
@@ -172,9 +177,7 @@ t.test('a universe the publisher sees before its Open Cloud key gets its first l
 t.test('two publishers: every change is published once, and the second carries on when the first stops', async (t) => {
   const world = await startPushWorld(t)
   const universe = 2001
-  await world.addUniverse(universe)
-  const codes = await world.linkedCodes(3)
-  await world.subscribe(universe, 'job-1', codes)
+  const codes = await subscribedCodes(world, universe, 3)
   const first = recordingMetrics()
   const second = recordingMetrics()
   const one = await world.startPublisher(first.metrics, 'publisher-1')
