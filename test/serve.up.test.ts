@@ -68,7 +68,7 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
   t.notOk(isUp(), 'not "up" while the front and the gateway are, but the worker is not')
 
   await release()
-  await eventually(async () => (isUp() ? true : undefined), 90_000, `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
+  await eventually(async () => (isUp() ? true : undefined), 90_000, () => `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
   // At the word "up", every part answers ready.
   const ready = async (url: string) => {
     const res = await fetch(url)
@@ -89,7 +89,7 @@ t.test('a worker still not started after PART_START_TIMEOUT_MS is named in an er
   t.match(late.msg, /^the front answers, but worker did not start within 45 s/)
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
   await release()
-  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the worker started')
+  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, () => `"up" once the worker started; output:\n${service.output().slice(-3000)}`)
   t.equal((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status, 200, 'the worker ready at the word "up"')
 })
 
@@ -100,6 +100,6 @@ t.test('a front not ready by PART_START_TIMEOUT_MS is named in the error, and "u
   t.equal(late.msg, 'the front did not become ready within 45 s')
   t.notOk(service.output().includes('presence-link is up at'), 'not "up" yet')
   await release()
-  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, '"up" once the front is ready')
+  await eventually(async () => (service.output().includes('presence-link is up at') ? true : undefined), 90_000, () => `"up" once the front is ready; output:\n${service.output().slice(-3000)}`)
   t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200, 'the front ready at the word "up"')
 })

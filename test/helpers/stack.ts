@@ -134,13 +134,16 @@ export async function getText(url: string, headers: Record<string, string> = {})
   return { status: res.status, text: await res.text(), headers: res.headers }
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`; a function `what` is read
+ * when it fails (to name what a process printed by then).
+ */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what: string | (() => string) = 'condition'): Promise<T> {
   const until = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
     if (value !== undefined) return value
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    if (Date.now() > until) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`)
     await new Promise((r) => setTimeout(r, 25))
   }
 }
