@@ -15,7 +15,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../lib/logger.js'
 import { failureKind } from '../queue/model/failure-kind.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
-import type { RateLimitCheck, RateLimitState } from '../redis/rate-limits.js'
+import type { RateLimitCheck, RateLimitState, WindowSlots } from '../redis/rate-limits.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { UsageRecorder } from '../redis/key-usage.js'
 import { createAdmission } from './admission.js'
@@ -89,9 +89,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   // `given` is the X-Request-Id to keep; streams and unmatched requests always get a fresh one.
   const contextOf = (req: Request, route: string, text: boolean, given: string | undefined): RequestCtx => {
     // uWS request data is only valid synchronously: the IP is read before any await.
-    const { ip, client } = clientOf(req.ip, req.headers['x-forwarded-for'])
+    const { ip, client, limitSlots } = clientOf(req.ip, req.headers['x-forwarded-for'])
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID()
-    return { route, requestId, ip, client, started: process.hrtime.bigint(), text }
+    return { route, requestId, ip, client, limitSlots, started: process.hrtime.bigint(), text }
   }
 
   const finish = (res: Response, ctx: RequestCtx, reply: Reply, req: Request) => {
@@ -188,7 +188,7 @@ function createKit(deps: PipelineDeps): RouteKit {
   const { observer } = deps
   const kit: RouteKit = {
     async limited(route, ctx) {
-      const outcome = await deps.rateLimit(route, ctx.client)
+      const outcome = await deps.rateLimit(route, ctx.client, ctx.limitSlots)
       // Its RateLimit-* headers go on the reply, whatever it is (send below).
       if (outcome.state !== undefined) ctx.limit = outcome.state
       if (outcome.ok) return null
@@ -250,21 +250,30 @@ function failedReply(deps: Pick<PipelineDeps, 'log' | 'redisUp'>, err: unknown, 
   return serviceUnavailable(ctx.text ? 'text' : 'json')
 }
 
+/** A socket IP and X-Forwarded-For pair resolved: the client IP, its limit key, and its limit windows when the pair is remembered. */
+interface RememberedClient {
+  ip: string
+  client: string
+  limitSlots: WindowSlots | undefined
+}
+
 /**
  * The client IP and limit key of a socket IP and X-Forwarded-For pair, remembered: a polling client sends the same
  * pair again and again, and parsing them is a measurable part of a near-cache answer. Both are pure functions of the
  * pair, so a remembered result is the one they would give; the table is emptied when it reaches its bound, and long
- * X-Forwarded-For values are not kept (each entry stays small).
+ * X-Forwarded-For values are not kept (each entry stays small). A remembered pair also keeps the rate limiter's
+ * windows of its client (redis/rate-limits.ts, `WindowSlots`), so its next request is checked without a lookup.
  */
-function rememberClients(resolve: ClientIpResolver): (socketIp: string, forwardedFor: string | undefined) => { ip: string; client: string } {
-  const clients = new Map<string, { ip: string; client: string }>()
+function rememberClients(resolve: ClientIpResolver): (socketIp: string, forwardedFor: string | undefined) => RememberedClient {
+  const clients = new Map<string, RememberedClient>()
   return (socketIp, forwardedFor) => {
     const pairKey = forwardedFor === undefined ? socketIp : `${socketIp}\n${forwardedFor}`
     let known = clients.get(pairKey)
     if (known === undefined) {
       const ip = resolve(socketIp, forwardedFor)
-      known = { ip, client: clientKey(ip) }
+      known = { ip, client: clientKey(ip), limitSlots: undefined }
       if (pairKey.length <= 256) {
+        known.limitSlots = {}
         if (clients.size >= REMEMBERED_CLIENTS) clients.clear()
         clients.set(pairKey, known)
       }

@@ -7,7 +7,7 @@
 import type * as v from 'valibot'
 import type { ErrorCode } from './model/error-codes.js'
 import type { CodeView } from '../presence/model/blocks.js'
-import type { LimitedRoute, RateLimitState } from '../redis/rate-limits.js'
+import type { LimitedRoute, RateLimitState, WindowSlots } from '../redis/rate-limits.js'
 import type { Reply } from './respond.js'
 
 /** One request as a route sees it; read it before the first await (the library may reuse what lies behind it). */
@@ -29,6 +29,8 @@ export interface RequestCtx {
   ip: string
   /** The key of the per-client limits: the IPv4 address or the IPv6 /64 of `ip` (http/model/client-key.ts). */
   client: string
+  /** Where the rate limiter keeps this client's windows between its requests (absent when the front does not remember the client). */
+  limitSlots?: WindowSlots
   started: bigint
   /** Whether the route answers errors in plain text (callbacks, rpc, streams) rather than JSON. */
   text: boolean

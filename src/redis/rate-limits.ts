@@ -11,6 +11,8 @@
  * one front or in turn through several, is refused at exactly its 101st request. A batch that fails fails each of
  * its requests (spares asked for are simply not granted); a key that cannot be counted fails only its own request;
  * while the connection is not ready a request fails at once, without waiting for a batch on its way.
+ * A caller that remembers its clients passes each one's `WindowSlots`: the windows learnt for it are kept there too,
+ * so its next request is answered without looking it up among every client's windows.
  */
 import { performance } from 'node:perf_hooks'
 import type { Redis } from 'ioredis'
@@ -35,8 +37,19 @@ export type { RateLimitOutcome, RateLimitState } from './model/rate-limit-window
 /** The limited routes. */
 export type LimitedRoute = keyof RateLimits
 
-/** Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, http/model/client-key.ts); throws only when Redis fails. */
-export type RateLimitCheck = (route: LimitedRoute, client: string) => Promise<RateLimitOutcome>
+/**
+ * Where a caller keeps one client's windows between its requests (the front keeps one per remembered client): the
+ * limiter puts each window it learns for that client there, so the client's next request finds it without a lookup
+ * in the table of every client's windows (a Map of up to REMEMBERED_WINDOWS keys, and a fresh key string each time).
+ * It holds the same window objects as the table, and a window in it is used only while it has not ended.
+ */
+export type WindowSlots = { [route in LimitedRoute]?: KnownWindow }
+
+/**
+ * Spends one point of `route` for `client` (an IPv4 address or an IPv6 /64, http/model/client-key.ts), with the
+ * client's `slots` when the caller keeps them; throws only when Redis fails.
+ */
+export type RateLimitCheck = (route: LimitedRoute, client: string, slots?: WindowSlots) => Promise<RateLimitOutcome>
 
 /** Client windows one front process remembers (about 150 bytes each): past it the oldest are forgotten. */
 export const REMEMBERED_WINDOWS = 50_000
@@ -78,6 +91,13 @@ interface Op {
   waiter?: { resolve(outcome: RateLimitOutcome): void; reject(err: unknown): void }
   /** A queued request answered from a spare that arrived before the request was sent. */
   done?: boolean
+  /** The client's slots, for the window its count teaches (a request's). */
+  slots?: WindowSlots
+}
+
+/** A window as the limiter holds it: with its count key, so a request found through the client's slots needs no key built. */
+interface HeldWindow extends KnownWindow {
+  key: string
 }
 
 /** Creates the checker; `limits` null means rate limiting is off (benchmarks). */
@@ -150,10 +170,16 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
     afterAnswer(op.key, op.route, window)
   }
 
-  const check: RateLimitCheck = (route, client) => {
-    const key = prefixes.get(route)! + client
+  const check: RateLimitCheck = (route, client, slots) => {
     const now = performance.now()
-    const known = table.get(key, now)
+    let known: KnownWindow | undefined = slots?.[route]
+    let key: string
+    if (known !== undefined && known.endsAt > now) key = (known as HeldWindow).key
+    else {
+      key = prefixes.get(route)! + client
+      known = table.get(key, now)
+      if (slots !== undefined) slots[route] = known
+    }
     if (known !== undefined) {
       const local = answerLocally(known, limits[route], now)
       if (local !== undefined) {
@@ -162,7 +188,7 @@ export function createRateLimiter(redis: Redis, keys: RedisKeys, limits: RateLim
       }
     }
     return new Promise<RateLimitOutcome>((resolve, reject) => {
-      const op: Op = { key, route, known, waiter: { resolve, reject } }
+      const op: Op = { key, route, known, waiter: { resolve, reject }, slots }
       // Fail fast as before: while Redis is not ready, ioredis refuses the call at once (no batch to wait behind).
       if (redis.status !== 'ready') return void send([op], { afterAnswer, spareArrived })
       requests.push(op)
@@ -231,8 +257,12 @@ function sendBatch(spend: LuaCommand, table: WindowTable, limits: RateLimits): (
         continue
       }
       const current = table.get(op.key, now)
-      const window = afterCount(current, op.known, count, left, sentAt)
-      if (window !== current) table.set(op.key, window)
+      const window = afterCount(current, op.known, count, left, sentAt) as HeldWindow
+      if (window !== current) {
+        window.key = op.key
+        table.set(op.key, window)
+      }
+      if (op.slots !== undefined) op.slots[op.route] = window
       const outcome = outcomeOf(limits[op.route], count, window.endsAt - now)
       op.waiter.resolve(outcome)
       if (outcome.ok) answered.set(op.key, { route: op.route, window })

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/config.js'
 import { createRedis, waitReady } from '../../src/redis/connection.js'
-import { createRateLimiter, createRateLimits, type RateLimitOutcome } from '../../src/redis/rate-limits.js'
+import { createRateLimiter, createRateLimits, type RateLimitOutcome, type WindowSlots } from '../../src/redis/rate-limits.js'
 import { commandsDuring } from '../../tools/harness/redis-monitor.js'
 import { startStack } from '../helpers/stack.js'
 
@@ -130,6 +130,44 @@ t.test('rate limits on Redis', async (t) => {
     for (const client of [...clients].reverse()) t.equal((await limiter.check('callbacks', client)).ok, false, client)
     t.equal(await countOf('callbacks', clients[0]!), '2', 'a forgotten client was counted again in Redis')
     t.equal(await countOf('callbacks', clients[49]!), '1', 'a remembered one was not')
+  })
+
+  t.test("a client whose slots the caller keeps (the front's remembered clients) keeps its window and spare when the table forgets it", async (t) => {
+    // A table of one window and two clients in turn: each new window pushes the other client's out. Without slots,
+    // the spare taken for a client was lost with its window (counted in Redis, never spent), so every answer cost it
+    // two places and its remaining went 9, 7, 5...
+    const limiter = createRateLimiter(await connection('slots'), keys, limitsOf({ points: 10, seconds: 60 }), { rememberedWindows: 1 })
+    const clients = ['192.0.2.201', '192.0.2.202']
+    const slots = clients.map((): WindowSlots => ({}))
+    const seen: string[][] = [[], []]
+    for (let i = 0; i < 11; i++) {
+      for (const [c, client] of clients.entries()) {
+        const o = await limiter.check('callbacks', client, slots[c])
+        seen[c]!.push(o.ok ? String(o.state!.remaining) : 'refused')
+      }
+      // The spare asked for after each answer arrives before the client's next request, as between real polls.
+      await sleep(30)
+    }
+    for (const [c, client] of clients.entries()) {
+      t.same(seen[c], ['9', '8', '7', '6', '5', '4', '3', '2', '1', '0', 'refused'], `${client}: every place of its window, then refused`)
+      t.equal(await countOf('callbacks', client), '10', `${client}: counted in Redis exactly 10 times`)
+    }
+    t.ok(limiter.remembered() <= 1, 'the table stayed bounded')
+  })
+
+  t.test('two remembered pairs of one client (one IPv6 /64) share its budget: exactly 100 answered', async (t) => {
+    const check = createRateLimits(await connection('pairs'), keys, DEFAULT_RATE_LIMITS)
+    const pairs = [{} as WindowSlots, {} as WindowSlots]
+    const seen: string[] = []
+    for (let i = 0; i < 100; i++) {
+      const o = await check('rpc', '2001:db8:0:7', pairs[i % 2])
+      seen.push(o.ok ? String(o.state!.remaining) : 'refused')
+      if (i % 10 === 9) await sleep(20)
+    }
+    t.same([...seen].sort((a, b) => Number(b) - Number(a)), Array.from({ length: 100 }, (_, i) => String(99 - i)), 'every place of the window given once')
+    t.match(await check('rpc', '2001:db8:0:7', pairs[0]), { ok: false, limit: 100 }, 'the 101st, through the one pair')
+    t.match(await check('rpc', '2001:db8:0:7', pairs[1]), { ok: false, limit: 100 }, 'and through the other')
+    t.match(await check('rpc', '2001:db8:0:7'), { ok: false, limit: 100 }, 'and without slots')
   })
 
   t.test('a key that cannot be counted fails only its own check', async (t) => {
