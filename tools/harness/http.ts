@@ -1,9 +1,10 @@
 /** The benchmarks' own HTTP calls (seeding, open-loop binds): one keep-alive agent, bodies read whole. */
 import { Agent, request } from 'node:http'
 
-/** A response's status and text. */
+/** A response's status, headers (names in lower case, repeated ones joined with ", ") and text. */
 export interface TextResponse {
   status: number
+  headers: Record<string, string>
   text: string
 }
 
@@ -15,7 +16,9 @@ export function send(url: string, method: string, body: string | undefined, head
     const req = request(url, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+      const headers: Record<string, string> = {}
+      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') }))
     })
     req.on('error', reject)
     req.end(body)

@@ -39,9 +39,18 @@ interface CpuTargets {
   redis: number | undefined
 }
 
-/** Starts the ceiling server on `port`, answering callbacks and rpc with the given bodies; resolves once it listens. */
-export async function startCeiling(port: number, callbacks: string, rpc: string): Promise<BenchProcess> {
-  const ceiling = startProcess({ name: 'ceiling', script: 'tools/bench/ceiling-server.js', ipc: true })
+/** What the ceiling answers to one route: the service's body and the headers it sent with it. */
+export interface CeilingAnswer {
+  body: string
+  headers: Record<string, string>
+}
+
+/**
+ * Starts a ceiling server (`name` in the bench's log) on `port`, answering callbacks and rpc as given (the service's
+ * own answers: tools/bench/ceiling-server.ts); resolves once it listens.
+ */
+export async function startCeiling(port: number, callbacks: CeilingAnswer, rpc: CeilingAnswer, name = 'ceiling'): Promise<BenchProcess> {
+  const ceiling = startProcess({ name, script: 'tools/bench/ceiling-server.js', ipc: true })
   await new Promise<void>((resolve, reject) => {
     ceiling.proc.once('message', (m: { ready?: boolean; error?: string }) => (m.ready === true ? resolve() : reject(new Error(m.error))))
     ceiling.proc.once('exit', (code) => reject(new Error(`ceiling exited with ${code}: ${ceiling.lines.join('\n')}`)))

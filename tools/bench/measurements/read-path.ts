@@ -1,20 +1,21 @@
 /**
  * The read path against the ceiling (issue 11, issue 23): callbacks and rpc with rate limits off on the bench's front,
  * then again on a second front with the contract's rate limits on, polled by many game servers through a trusted proxy
- * (client-traffic.ts, each within its budget: the cost measured is the limiter's work), each alternating with the bare hyper-express ceiling in the same run; and the Redis
+ * (client-traffic.ts, each within its budget: the cost measured is the limiter's work), each alternating with the bare hyper-express ceiling in the same run
+ * (for the limits-on front, a ceiling of its own that sends that front's headers, RateLimit-* included); and the Redis
  * commands one warm callbacks request sends either way (MONITOR, counting only this scratch prefix's keys, since the
  * Redis may be shared). `npm run bench` and `npm run bench:read-path` both take their figures from here.
  */
 import { send } from '../../harness/http.js'
 import { childPids } from '../../harness/proc-sampler.js'
-import { startProcess } from '../../harness/processes.js'
+import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { sleep, waitForFront } from '../../harness/readiness.js'
 import { freePort } from '../../harness/free-port.js'
 import { commandsDuring } from '../../harness/redis-monitor.js'
 import { fixed, int } from '../../harness/stats.js'
 import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
-import { compareWithCeiling, type Comparison } from './ceiling-comparison.js'
+import { compareWithCeiling, startCeiling, type Comparison } from './ceiling-comparison.js'
 import { clientAddress, MANY_CLIENTS, type ClientTraffic } from './client-traffic.js'
 
 /** Redis commands per warm request, in total and by command name. */
@@ -72,7 +73,8 @@ async function warmCommands(env: BenchEnv, api: string, path: string, proxied = 
 
 /**
  * Measures callbacks and rpc with limits off on `env`'s front, then starts a front with limits on over the same
- * scratch world, measures again and stops it. The ceiling must be running (`env.ceilingPid`).
+ * scratch world with a ceiling of its own (answering with that front's headers), measures again and stops both. The
+ * limits-off ceiling must be running (`env.ceilingPid`).
  */
 export async function measureReadPath(env: BenchEnv, input: ReadPathInput, settings: BenchSettings, log: (message: string) => void): Promise<ReadPathResult> {
   const { scratch } = env
@@ -89,17 +91,31 @@ export async function measureReadPath(env: BenchEnv, input: ReadPathInput, setti
   // and every request still pays for its limit as in production. The ceiling gets the same requests.
   const port = await freePort()
   const limited = startProcess({ name: 'front-limited', script: 'src/cli.js', args: ['front'], env: { ...scratch.env, PORT: String(port), RATE_LIMITS: '', TRUST_PROXY: '127.0.0.1' } })
+  let limitedCeiling: BenchProcess | undefined
   try {
     await waitForFront(port)
     // The marks watcher reads the shard marks once a second.
     await sleep(1500)
     const api = `http://127.0.0.1:${port}/api/v1`
-    const limitedEnv: BenchEnv = { ...env, scratch: { ...scratch, api }, frontWorkerPids: () => childPids(limited.pid) }
+    // Its ceiling answers with this front's headers (RateLimit-* included), taken from a client outside the traffic.
+    const outsider = { 'x-forwarded-for': clientAddress(MANY_CLIENTS.clients + 1) }
+    const [callbacks, rpc] = [await send(`${api}/callbacks/${input.path}`, 'GET', undefined, outsider), await send(`${api}/rpc/${input.path}`, 'GET', undefined, outsider)]
+    if (callbacks.status !== 200 || rpc.status !== 200 || callbacks.headers['ratelimit-limit'] === undefined) throw new Error(`the limited front answered ${callbacks.status} and ${rpc.status}`)
+    const ceilingPort = await freePort()
+    limitedCeiling = await startCeiling(ceilingPort, { body: callbacks.text, headers: callbacks.headers }, { body: rpc.text, headers: rpc.headers }, 'ceiling-limited')
+    const limitedEnv: BenchEnv = {
+      ...env,
+      scratch: { ...scratch, api },
+      frontWorkerPids: () => childPids(limited.pid),
+      ceiling: `http://127.0.0.1:${ceilingPort}/api/v1`,
+      ceilingPid: limitedCeiling.pid,
+    }
     const limitsOn = await both(limitedEnv, MANY_CLIENTS)
     const on = await warmCommands(env, api, input.path, true)
     log(`warm callbacks, rate limits on: ${fixed(on.perRequest, 3)} Redis commands per request`)
     return { limitsOff, limitsOn, limitsOnSetup: `default RATE_LIMITS (callbacks=100/10, rpc=100/10), TRUST_PROXY=127.0.0.1, ${int(MANY_CLIENTS.clients)} client addresses in X-Forwarded-For`, warmRequests: WARM_REQUESTS, commands: { off, on } }
   } finally {
+    await limitedCeiling?.stop()
     await limited.stop()
   }
 }

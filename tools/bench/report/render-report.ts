@@ -72,7 +72,7 @@ export function renderReadPathSection(rp: ReadPathResult, settings: BenchSetting
   return `### Read path: callbacks and rpc against the ceiling
 
 Command: ${COMMANDS.full} (this section alone: ${COMMANDS.readPath}). GET \`/api/v1/{route}/{${settings.linkedUsers} codes}\` (callbacks body ${int(callbacks.bodyBytes)} bytes, rpc ${int(rp.limitsOff.rpc.bodyBytes)}),
-${settings.connections} connections, ${settings.runs} runs of ${settings.loadSeconds} s per row, each service run followed by a ceiling run (plain hyper-express answering the same body from memory).
+${settings.connections} connections, ${settings.runs} runs of ${settings.loadSeconds} s per row, each service run followed by a ceiling run (plain hyper-express answering the same body and headers from memory: the headers of the front it is compared with, RateLimit-* included with limits on, so autocannon parses the same bytes from both).
 Rate limits off is the bench's front (\`RATE_LIMITS=off\`); rate limits on is a second front on the same data with \`${rp.limitsOnSetup}\`.
 
 ${table(
@@ -303,7 +303,7 @@ export function renderSummary(r: BenchResults, settings: BenchSettings): string 
   const codes = settings.linkedUsers
   return `## Summary
 
-The current front against the ceiling (plain hyper-express answering the same bodies from memory) measured in this same run, then the other
+The current front against the ceiling (plain hyper-express answering the same bodies and headers from memory) measured in this same run, then the other
 headline figures. Each is taken from the section below that measured it.
 
 ${table(

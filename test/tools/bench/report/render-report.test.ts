@@ -252,7 +252,7 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
       '### Read path: callbacks and rpc against the ceiling',
       '',
       'Command: `npm run bench` (this section alone: `npm run bench:read-path`). GET `/api/v1/{route}/{3 codes}` (callbacks body 12,345 bytes, rpc 999),',
-      '50 connections, 2 runs of 5 s per row, each service run followed by a ceiling run (plain hyper-express answering the same body from memory).',
+      '50 connections, 2 runs of 5 s per row, each service run followed by a ceiling run (plain hyper-express answering the same body and headers from memory: the headers of the front it is compared with, RateLimit-* included with limits on, so autocannon parses the same bytes from both).',
       'Rate limits off is the bench\'s front (`RATE_LIMITS=off`); rate limits on is a second front on the same data with `RATE_LIMITS=callbacks=9/10`.',
       '',
       '| route | rate limits | service req/s | p50 ms | p99 ms | ceiling req/s | ratio to ceiling | ratio per run | CPU: front + Redis (cores) | CPU: ceiling (cores) | CPU: autocannon (cores) |',
