@@ -41,7 +41,8 @@ import type { EventStream, HttpApp, HttpRequest, RequestCtx, RouteHandler, Route
  * Client IP resolutions remembered per front (socket IP and X-Forwarded-For pairs); the table is emptied when full.
  * A large network behind one balancer is tens of thousands of game servers, each its own pair: at 4,096 the table
  * emptied every few thousand requests of the bench's 30,000 clients and most requests parsed their pair again.
- * About 200 bytes an entry, so at most 10 MB.
+ * About 200 bytes an entry, so at most 10 MB, plus the client's rate-limit windows while they last (about 150 bytes
+ * each, the same objects as the limiter's own bounded table).
  */
 export const REMEMBERED_CLIENTS = 50_000
 
