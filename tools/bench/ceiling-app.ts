@@ -1,0 +1,34 @@
+/**
+ * The ceiling's server (tools/bench/ceiling-server.ts runs it in a process of its own): a plain hyper-express server
+ * that answers callbacks and rpc with a precomputed answer, the real service's body as UTF-8 bytes and the headers the
+ * front sent with it, so both sides of a comparison put the same bytes on the wire.
+ */
+import HyperExpress from 'hyper-express'
+import type { CeilingAnswer } from './measurements/ceiling-comparison.js'
+
+const TEXT = 'text/plain; charset=utf-8'
+
+/** Headers the server writes itself (or uWS does), which the ceiling must not copy. */
+const OWN_HEADERS = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'uwebsockets'])
+
+/** The copied headers of an answer, as name and value pairs. */
+export function copiedHeaders(answer: CeilingAnswer): Array<[string, string]> {
+  return Object.entries(answer.headers).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase()))
+}
+
+/** Listens on 127.0.0.1:`port`, answering `GET /api/v1/{callbacks,rpc}/:codes` with the given answers. */
+export async function listenCeiling(port: number, answers: { callbacks: CeilingAnswer; rpc: CeilingAnswer }): Promise<HyperExpress.Server> {
+  const app = new HyperExpress.Server()
+  for (const route of ['callbacks', 'rpc'] as const) {
+    // Encoded once, as the front keeps its remembered answers: the bytes go out without a conversion per request.
+    const body = Buffer.from(answers[route].body, 'utf8')
+    const headers = copiedHeaders(answers[route])
+    app.get(`/api/v1/${route}/:codes`, (_req, res) => {
+      res.header('content-type', TEXT)
+      for (const [name, value] of headers) res.header(name, value)
+      res.send(body)
+    })
+  }
+  await app.listen(port, '127.0.0.1')
+  return app
+}
