@@ -272,9 +272,9 @@ function rememberClients(resolve: ClientIpResolver): (socketIp: string, forwarde
     let known = clients.get(pairKey)
     if (known === undefined) {
       const ip = resolve(socketIp, forwardedFor)
-      known = { ip, client: clientKey(ip), limitSlots: undefined }
-      if (pairKey.length <= 256) {
-        known.limitSlots = {}
+      const kept = pairKey.length <= 256
+      known = { ip, client: clientKey(ip), limitSlots: kept ? {} : undefined }
+      if (kept) {
         if (clients.size >= REMEMBERED_CLIENTS) clients.clear()
         clients.set(pairKey, known)
       }

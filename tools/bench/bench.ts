@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       if (res.status !== 200 || blocks !== SETTINGS.linkedUsers) throw new Error(`${route} answered ${res.status} with ${blocks} blocks`)
     }
     log(`seeded ${SETTINGS.linkedUsers} linked users; callbacks body ${callbacksBody.text.length} chars, rpc ${rpcBody.text.length}`)
-    env.ceilingPid = (await startCeiling(ceilingPort, { body: callbacksBody.text, headers: callbacksBody.headers }, { body: rpcBody.text, headers: rpcBody.headers })).pid
+    env.ceilingPid = (await startCeiling(ceilingPort, callbacksBody, rpcBody)).pid
 
     load.section('read path')
     const readPath = await measureReadPath(env, { path, callbacksBytes: Buffer.byteLength(callbacksBody.text), rpcBytes: Buffer.byteLength(rpcBody.text) }, SETTINGS, log)

@@ -12,7 +12,7 @@ const TEXT = 'text/plain; charset=utf-8'
 const OWN_HEADERS = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'uwebsockets'])
 
 /** The copied headers of an answer, as name and value pairs. */
-export function copiedHeaders(answer: CeilingAnswer): Array<[string, string]> {
+function copiedHeaders(answer: CeilingAnswer): Array<[string, string]> {
   return Object.entries(answer.headers).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase()))
 }
 
@@ -21,7 +21,7 @@ export async function listenCeiling(port: number, answers: { callbacks: CeilingA
   const app = new HyperExpress.Server()
   for (const route of ['callbacks', 'rpc'] as const) {
     // Encoded once, as the front keeps its remembered answers: the bytes go out without a conversion per request.
-    const body = Buffer.from(answers[route].body, 'utf8')
+    const body = Buffer.from(answers[route].text, 'utf8')
     const headers = copiedHeaders(answers[route])
     app.get(`/api/v1/${route}/:codes`, (_req, res) => {
       res.header('content-type', TEXT)

@@ -21,7 +21,7 @@ t.test('the ceiling sends the body and the headers it was given, and its own dat
     'content-length': '999',
     'content-type': 'application/json',
   }
-  const app = await listenCeiling(port, { callbacks: { body, headers: given }, rpc: { body: 'rpc\n', headers: { etag: '"r"' } } })
+  const app = await listenCeiling(port, { callbacks: { text: body, headers: given }, rpc: { text: 'rpc\n', headers: { etag: '"r"' } } })
   t.teardown(() => void app.close())
 
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/callbacks/AB12`)

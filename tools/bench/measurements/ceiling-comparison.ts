@@ -4,6 +4,7 @@
  */
 import autocannon, { type Options, type Result } from 'autocannon'
 import { performance } from 'node:perf_hooks'
+import type { TextResponse } from '../../harness/http.js'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
@@ -39,11 +40,8 @@ interface CpuTargets {
   redis: number | undefined
 }
 
-/** What the ceiling answers to one route: the service's body and the headers it sent with it. */
-export interface CeilingAnswer {
-  body: string
-  headers: Record<string, string>
-}
+/** What the ceiling answers to one route: the service's own response to it, its body and the headers it sent with it. */
+export type CeilingAnswer = Pick<TextResponse, 'text' | 'headers'>
 
 /**
  * Starts a ceiling server (`name` in the bench's log) on `port`, answering callbacks and rpc as given (the service's
