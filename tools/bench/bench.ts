@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   })
   log(`database pl_${scratch.name}, Redis prefix ${scratch.name}`)
   try {
-    const { env, ceilingPort } = await startBenchEnv(scratch, { queues: [QueueName.Bind, QueueName.Log], redisCpu: true })
+    const { env, ceilingPort } = await startBenchEnv(scratch, { queues: [QueueName.Bind, QueueName.Log], serverCpu: true })
     log('front and worker are up')
     const machine = await describeMachine(scratch.db, scratch.redis, ROOT)
     const seeded = await seedLinkedUsers(env, SETTINGS.linkedUsers)

@@ -2,7 +2,8 @@
  * `node dist/tools/bench/log-ingest.js` (after `npm run build:tools`): the log ingestion measurement of
  * `npm run bench` on its own, for comparing builds in one session. Starts the real front and worker from dist/ on a
  * scratch database and prefix, runs measurements/log-accept-store.ts `--runs` times, and prints each run, the medians
- * and where the CPU went during the load (front workers, Redis, the load generator, the whole machine).
+ * and where the CPU went during the load (front workers, Redis, the worker, the MySQL server when it is local, the load
+ * generator, the whole machine), in seconds per run and in microseconds per accepted event.
  *
  * Options: `--runs N` (3), `--events N` (60,000 per run), `--connections N` (100), `--front-workers N` (1),
  * `--clients proxied|one` (proxied: rate limits on at the contract's values and many client addresses through a
@@ -48,26 +49,37 @@ async function main(): Promise<void> {
     env: { FRONT_WORKERS: values['front-workers']!, ROBLOX_USERS_API: 'http://127.0.0.1:9', ...env },
   })
   try {
-    const { env: bench } = await startBenchEnv(scratch, { queues: [QueueName.Log], redisCpu: true })
+    const { env: bench } = await startBenchEnv(scratch, { queues: [QueueName.Log], serverCpu: true })
     log(`front (FRONT_WORKERS=${values['front-workers']}) and worker up; ${proxied ? 'rate limits on (log=30/60), client addresses through TRUST_PROXY=127.0.0.1' : 'rate limits off, one client address'}`)
     await warmUpLogs(bench, settings, { proxied })
     const runs: LogRun[] = []
     const cpu: string[][] = []
+    // CPU microseconds per accepted event, per run, in the order of `used`.
+    const perEvent: number[][] = []
     for (let run = 1; run <= Number(values.runs); run++) {
       const front = await bench.frontWorkerPids()
-      const before = { front: await sumCpuSeconds(front), redis: await cpuSeconds(bench.redisPid ?? 0), self: process.cpuUsage(), machine: await machineBusySeconds() }
+      const before = {
+        front: await sumCpuSeconds(front),
+        redis: await cpuSeconds(bench.redisPid ?? 0),
+        worker: await cpuSeconds(bench.workerPid),
+        mysql: await cpuSeconds(bench.mysqlPid ?? 0),
+        self: process.cpuUsage(),
+        machine: await machineBusySeconds(),
+      }
       const started = Date.now()
       const r = await logRun(bench, settings, run, { proxied })
       const seconds = (Date.now() - started) / 1000
       const self = process.cpuUsage(before.self)
-      cpu.push([
-        String(run),
-        fixed((await sumCpuSeconds(front)) - before.front),
-        fixed((await cpuSeconds(bench.redisPid ?? 0)) - before.redis),
-        fixed((self.user + self.system) / 1e6),
-        fixed((await machineBusySeconds()) - before.machine),
-        fixed(seconds),
-      ])
+      const used = [
+        (await sumCpuSeconds(front)) - before.front,
+        (await cpuSeconds(bench.redisPid ?? 0)) - before.redis,
+        (await cpuSeconds(bench.workerPid)) - before.worker,
+        (await cpuSeconds(bench.mysqlPid ?? 0)) - before.mysql,
+        (self.user + self.system) / 1e6,
+        (await machineBusySeconds()) - before.machine,
+      ]
+      cpu.push([String(run), ...used.map((s) => fixed(s)), fixed(seconds)])
+      perEvent.push(used.map((s) => (s * 1e6) / r.accepted))
       runs.push(r)
       log(
         `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
@@ -94,7 +106,14 @@ async function main(): Promise<void> {
         '',
         'CPU seconds used during each run (load and drain):',
         '',
-        table(['run', 'front workers', 'redis-server', 'bench (autocannon)', 'whole machine', 'run seconds'], cpu),
+        table(['run', 'front workers', 'redis-server', 'worker', 'MySQL server', 'bench (autocannon)', 'whole machine', 'run seconds'], cpu),
+        '',
+        'CPU microseconds per accepted event (median over the runs):',
+        '',
+        table(
+          ['front workers', 'redis-server', 'worker', 'MySQL server', 'bench (autocannon)', 'whole machine'],
+          [perEvent[0]!.map((_, i) => fixed(median(perEvent.map((p) => p[i]!)), 1))],
+        ),
         '',
         `Zero-loss check: ${lost.every((n) => n === 0) && twice.every((n) => n === 0) ? 'passed' : 'FAILED'}.`,
       ].join('\n'),

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const load = await startLoadTrace()
   const scratch = await createScratch({ stem: 'benchrp', poolSize: 4, env: { FRONT_WORKERS: '1', ROBLOX_USERS_API: 'http://127.0.0.1:9' } })
   try {
-    const { env, ceilingPort } = await startBenchEnv(scratch, { queues: [QueueName.Bind], redisCpu: true })
+    const { env, ceilingPort } = await startBenchEnv(scratch, { queues: [QueueName.Bind], serverCpu: true })
     const machine = await describeMachine(scratch.db, scratch.redis, ROOT)
     const path = (await seedLinkedUsers(env, SETTINGS.linkedUsers)).join('&')
     // The marks watcher reads the shard marks once a second.

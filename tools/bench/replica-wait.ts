@@ -34,7 +34,7 @@ async function measure(redisUrl: string, replicas: number, timeoutMs: number, se
     env: { FRONT_WORKERS: '1', RATE_LIMITS: 'off', ROBLOX_USERS_API: 'http://127.0.0.1:9', REDIS_WRITE_REPLICAS: String(replicas), REDIS_WRITE_TIMEOUT_MS: String(timeoutMs) },
   })
   try {
-    const { env } = await startBenchEnv(scratch, { queues: [QueueName.Log], redisCpu: false })
+    const { env } = await startBenchEnv(scratch, { queues: [QueueName.Log], serverCpu: false })
     await logRun(env, { ...settings, logEvents: Math.min(2000, settings.logEvents) }, 200 + run)
     return await logRun(env, settings, run)
   } finally {

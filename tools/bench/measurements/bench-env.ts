@@ -2,6 +2,8 @@
  * What the `npm run bench` measurements share: the scratch world, the running front and worker, and the seeding
  * services; and their one start-up (`startBenchEnv`), used by `npm run bench` and `npm run bench:read-path`.
  */
+import { readFile } from 'node:fs/promises'
+import { sql } from 'kysely'
 import type { CodeService } from '../../../src/codes/code-service.js'
 import type { QueueName } from '../../../src/queue/names.js'
 import { createCodeCache } from '../../../src/redis/code-cache.js'
@@ -28,14 +30,30 @@ export interface BenchEnv {
   ceilingPid: number
   /** Pid of redis-server when it runs on this machine, so its CPU can be read. */
   redisPid: number | undefined
+  /** Pid of the worker process (`presence-link worker`). */
+  workerPid: number
+  /** Pid of the MySQL server when it runs on this machine, so its CPU can be read. */
+  mysqlPid: number | undefined
 }
 
 /** How a benchmark wants its service. */
 export interface BenchEnvOptions {
   /** The queues whose consumers must be running before measuring. */
   queues: readonly QueueName[]
-  /** Reads Redis's pid (when it runs on this machine) so its CPU can be sampled. */
-  redisCpu: boolean
+  /** Reads the pids of Redis and of the MySQL server (each when it runs on this machine) so their CPU can be sampled. */
+  serverCpu: boolean
+}
+
+/** The MySQL server's pid from its pid file, when the database is on this machine and the file is readable. */
+async function mysqlPidOf(scratch: Scratch): Promise<number | undefined> {
+  if (!/^(127\.0\.0\.1|localhost)$/.test(new URL(scratch.env.DATABASE_URL!).hostname)) return undefined
+  try {
+    const { rows } = await sql<{ file: string }>`SELECT @@pid_file AS file`.execute(scratch.db)
+    const pid = Number((await readFile(rows[0]!.file, 'utf8')).trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
 }
 
 async function redisPidOf(scratch: Scratch): Promise<number | undefined> {
@@ -54,7 +72,7 @@ export async function startBenchEnv(scratch: Scratch, options: BenchEnvOptions):
   const key = await buildApiKeyService(scratch.db, scratch.redis, scratch.ctx.keys).create('bench')
   if (!key.ok) throw new Error('could not create the bench API key')
 
-  startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker'], env: scratch.env })
+  const worker = startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker'], env: scratch.env })
   const front = startProcess({ name: 'front', script: 'src/cli.js', args: ['front'], env: scratch.env })
   await waitForFront(scratch.port)
   await waitForWorkers(scratch.redis, scratch.ctx.keys.bullPrefix, options.queues)
@@ -69,7 +87,9 @@ export async function startBenchEnv(scratch: Scratch, options: BenchEnvOptions):
     // The front child is the cluster primary; the requests are served by its workers.
     frontWorkerPids: () => childPids(front.pid),
     ceilingPid: 0,
-    redisPid: options.redisCpu ? await redisPidOf(scratch) : undefined,
+    redisPid: options.serverCpu ? await redisPidOf(scratch) : undefined,
+    workerPid: worker.pid,
+    mysqlPid: options.serverCpu ? await mysqlPidOf(scratch) : undefined,
   }
   return { env, ceilingPort }
 }
