@@ -3,10 +3,10 @@
  * seed it when a delivery consumer starts (the environment wins over what `destinations set` stored); a
  * destination is disabled after a 401/403/404 and enabled again by `destinations retry` or a new target.
  */
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { parseDestinationTarget, targetText, type DestinationTarget, type TargetParse } from '../delivery/model/destination.js'
 import type { LogCategoryName } from '../queue/model/log-categories.js'
-import type { Database, LogDestinationsTable } from './schema.js'
+import type { Database, Db, LogDestinationsTable } from './schema.js'
 
 /** A stored destination. */
 export interface StoredDestination {
@@ -36,6 +36,15 @@ function toStored(row: Selectable<LogDestinationsTable>, discordApi: string): St
 export async function getDestination(db: Kysely<Database>, category: LogCategoryName, discordApi = ''): Promise<StoredDestination | undefined> {
   const row = await db.selectFrom('log_destinations').selectAll().where('category', '=', category).executeTakeFirst()
   return row === undefined ? undefined : toStored(row, discordApi)
+}
+
+/**
+ * The categories that have a destination (set, whether enabled or not), read under a shared lock: inside the caller's
+ * transaction no destination can be set or unset until it ends, so what it decides from them holds at its commit.
+ */
+export async function lockDestinationCategories(db: Db): Promise<Set<LogCategoryName>> {
+  const rows = await db.selectFrom('log_destinations').select('category').modifyEnd(sql`LOCK IN SHARE MODE`).execute()
+  return new Set(rows.map((r) => r.category))
 }
 
 /** Every set destination, by category. */

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely'
 import { applyAction, decideBind, type ActionResult, type BindAttempt, type BindDecision, type CodeAction, type CodeRecord } from '../codes/model/codes.js'
 import { findCode, findCodes, findLiveCodeOfUser, updateCode, type StoredCode } from './code-rows.js'
 import { hasErrno, MysqlErrno } from './connection.js'
+import { lockDestinationCategories } from './destination-rows.js'
 import { insertInfraction, insertInfractions, type NewInfraction } from './infraction-rows.js'
 import { findLogEntryIds, insertLogEntries, insertLogEntry, type NewLogEntry } from './log-entry-rows.js'
 import type { Database, Db } from './schema.js'
@@ -87,22 +88,24 @@ function firstNew(entries: readonly NewLogEntry[], stored: Iterable<string>): bo
 }
 
 /**
- * Inserts the entries not stored yet, in one multi-row INSERT; true where this call stored the entry. The INSERT is
- * tried first without reading: a first delivery (nearly every group) finds none of its keys stored, and the read of
- * every key cost MySQL about a quarter of its work per entry. A duplicate key rolls back that statement only; the
- * keys are then read and the rest inserted.
+ * Inserts the entries not stored yet, in one multi-row INSERT (those of a category without a destination start
+ * `none`, see insertLogEntries); true where this call stored the entry. The INSERT is tried first without reading: a
+ * first delivery (nearly every group) finds none of its keys stored, and the read of every key cost MySQL about a
+ * quarter of its work per entry. A duplicate key rolls back that statement only; the keys are then read and the rest
+ * inserted.
  */
 async function insertNew(tx: Db, entries: readonly NewLogEntry[]): Promise<boolean[]> {
+  const withDestination = await lockDestinationCategories(tx)
   const created = firstNew(entries, [])
   try {
-    await insertLogEntries(tx, entries.filter((_, i) => created[i]))
+    await insertLogEntries(tx, entries.filter((_, i) => created[i]), withDestination)
     return created
   } catch (err) {
     if (!hasErrno(err, MysqlErrno.DuplicateEntry)) throw err
   }
   const stored = await findLogEntryIds(tx, [...new Set(entries.map((e) => e.dedupeKey))])
   const rest = firstNew(entries, stored.keys())
-  await insertLogEntries(tx, entries.filter((_, i) => rest[i]))
+  await insertLogEntries(tx, entries.filter((_, i) => rest[i]), withDestination)
   return rest
 }
 

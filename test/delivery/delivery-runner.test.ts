@@ -171,7 +171,11 @@ t.test('logs replay sends a category again from a given time', async (t) => {
   t.same(out, { lines: [`queued 1 server entries received since ${since.toISOString()} for delivery`], exitCode: 0 })
   await eventually(async () => ((await recorded(sandbox, { webhook_id: hook.id })).length === 2 ? true : undefined), 10_000, 'the replayed message')
   t.same(entryIds(await recorded(sandbox, { webhook_id: hook.id })), [entry.id, entry.id], 'the entry went out again')
-  const after = await stack.db.selectFrom('log_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow()
+  // The message reaches the sandbox before the runner records it: wait for the record, not only the message.
+  const after = await eventually(async () => {
+    const r = await stack.db.selectFrom('log_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow()
+    return r.delivery_state === 'sent' && r.delivery_message_id !== entry.delivery_message_id ? r : undefined
+  }, 10_000, 'the replayed entry recorded as sent with its new message id')
   t.equal(after.delivery_state, 'sent')
   t.not(after.delivery_message_id, entry.delivery_message_id, 'the new message id is stored')
 })

@@ -4,6 +4,7 @@
  * naming a live code in the same transaction.
  */
 import t from 'tap'
+import { disableDestination, lockDestinationCategories, setDestination, unsetDestination } from '../../src/mysql/destination-rows.js'
 import type { NewLogEntry } from '../../src/mysql/log-entry-rows.js'
 import { createTransactions, type Transactions } from '../../src/mysql/transactions.js'
 import { startStack, type Stack } from '../helpers/stack.js'
@@ -91,4 +92,41 @@ t.test('moderation entries naming a live code become infractions in the same tra
   t.same(infractions.map((i) => String(i.log_entry_id)), [ids.get('inf_kick'), ids.get('inf_ban')], 'attached to their entries')
   await transactions.storeLogEntries(group)
   t.equal((await stack.db.selectFrom('infractions').select('id').where('code', '=', live.code).execute()).length, 2, 'stored again: no second infraction')
+})
+
+t.test('an entry starts `none` when its category has no destination and `pending` when it has one, disabled or not', async (t) => {
+  await setDestination(stack.db, 'server', { kind: 'channel', channelId: '100000000000000001' }, 'test', { enable: true })
+  t.teardown(() => unsetDestination(stack.db, 'server'))
+  await setDestination(stack.db, 'moderation', { kind: 'channel', channelId: '100000000000000003' }, 'test', { enable: true })
+  t.teardown(() => unsetDestination(stack.db, 'moderation'))
+  t.equal(await disableDestination(stack.db, 'moderation', '100000000000000003', 'Discord said 404'), true)
+  const out = await transactions.storeLogEntries([entry('dest_server'), entry('dest_ingame', { category: 'ingame' }), entry('dest_mod', { category: 'moderation' })])
+  t.same(out.created, [true, true, true])
+  const states = Object.fromEntries((await rows('dest_')).map((r) => [r.event_type, r.delivery_state]))
+  t.same(states, { dest_server: 'pending', dest_ingame: 'none', dest_mod: 'pending' }, 'a disabled destination keeps its entries for when it is enabled again; no rewrite by the delivery runner is needed')
+})
+
+t.test('a destination set while a group holds the destinations waits until the group commits', async (t) => {
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let locked!: () => void
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+  const group = stack.db.transaction().execute(async (tx) => {
+    const categories = await lockDestinationCategories(tx)
+    locked()
+    await held
+    return categories
+  })
+  await lockTaken
+  let setDone = false
+  const set = setDestination(stack.db, 'ingame', { kind: 'channel', channelId: '100000000000000002' }, 'test', { enable: true }).then(() => {
+    setDone = true
+  })
+  t.teardown(() => unsetDestination(stack.db, 'ingame'))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(setDone, false, 'the destination waits for the group')
+  release()
+  t.same([...(await group)], [], 'the group saw no destination')
+  await set
+  t.same([...(await lockDestinationCategories(stack.db))], ['ingame'], 'set once the group has committed')
 })
