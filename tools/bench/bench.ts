@@ -2,7 +2,7 @@
  * `npm run bench`: the whole of BENCHMARKS.md, written by this one run. Starts the real service from dist/ as child
  * processes (front with FRONT_WORKERS=1, worker) on a scratch MySQL database and Redis prefix with rate limits off,
  * seeds realistic data through the real code paths, runs every measurement in tools/bench/measurements/ (the read
- * path with limits off and on, bind, log ingestion, Redis memory; the gateway and stream ones on worlds of their own),
+ * path with limits off and on, bind, log ingestion, a log backlog stored, Redis memory; the gateway and stream ones on worlds of their own),
  * traces the load average throughout, renders the report with tools/bench/report/ and removes everything it created.
  * Never part of `npm test`.
  */
@@ -19,7 +19,8 @@ import { startCeiling } from './measurements/ceiling-comparison.js'
 import { measureGatewayMemory, type GatewayMemoryResult } from './measurements/gateway-memory.js'
 import { issueFresh } from '../harness/issue-fresh.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
-import { logRun, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
+import { logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
+import { BACKLOG_BATCH, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
 import { measurePresencePropagation, type PropagationResult } from './measurements/presence-propagation.js'
 import { measureReadPath } from './measurements/read-path.js'
 import { redisBytesPerUser } from './measurements/redis-memory.js'
@@ -85,6 +86,15 @@ async function main(): Promise<void> {
       logs.push(l)
       log(`log run ${run}: accepted ${int(l.accepted)} (${int(l.acceptedPerSec)}/s), stored ${int(l.stored)} after ${fixed(l.drainSeconds)} s more`)
     }
+
+    load.section('log backlog')
+    await backlogRun(env, WARMUP_EVENTS, BACKLOG_BATCH)
+    const backlog: BacklogRun[] = []
+    for (let run = 1; run <= SETTINGS.runs; run++) {
+      const b = await backlogRun(env, SETTINGS.logEvents, BACKLOG_BATCH)
+      backlog.push(b)
+      log(`backlog run ${run}: ${int(b.events)} events stored in ${fixed(b.seconds)} s (${int(b.events / b.seconds)}/s)`)
+    }
     // The bench's front and worker are done: the measurements below start processes of their own.
     await stopAll()
 
@@ -111,7 +121,7 @@ async function main(): Promise<void> {
     }
 
     const seconds = (Date.now() - startedAt.getTime()) / 1000
-    const results = { startedAt, seconds, machine, load: await load.stop(), readPath, bind, log: logs, memory, propagation, gateway, streams }
+    const results = { startedAt, seconds, machine, load: await load.stop(), readPath, bind, log: logs, backlog, memory, propagation, gateway, streams }
     await writeFile(REPORT, renderReport(results, SETTINGS))
     log(`wrote ${fileURLToPath(REPORT)}`)
   } finally {

@@ -8,6 +8,7 @@ import type { BindRun } from '../measurements/bind-rate.js'
 import type { Comparison, LoadRun } from '../measurements/ceiling-comparison.js'
 import type { GatewayMemoryResult } from '../measurements/gateway-memory.js'
 import { WARMUP_EVENTS, type LogRun } from '../measurements/log-accept-store.js'
+import { backlogCpuPerEvent, backlogRate, type BacklogRun } from '../measurements/log-backlog.js'
 import type { PropagationResult } from '../measurements/presence-propagation.js'
 import type { ReadPathResult } from '../measurements/read-path.js'
 import type { MemoryResult } from '../measurements/redis-memory.js'
@@ -22,6 +23,7 @@ export const COMMANDS = {
   full: '`npm run bench`',
   readPath: '`npm run bench:read-path`',
   streams: '`npm run bench:streams`',
+  logStore: '`npm run bench:log-store`',
 } as const
 
 /** Everything one `npm run bench` run measured. */
@@ -34,6 +36,7 @@ export interface BenchResults {
   readPath: ReadPathResult
   bind: BindRun[]
   log: LogRun[]
+  backlog: BacklogRun[]
   memory: MemoryResult
   propagation: PropagationResult[]
   gateway: GatewayMemoryResult[]
@@ -120,6 +123,23 @@ ${table(
 
 Zero-loss check: ${lost.every((n) => n === 0) ? '**passed**: every accepted event was stored exactly once in every run' : '**FAILED**: see the lost column'}.
 Runs (accepted events): ${logs.map((l) => int(l.accepted)).join(', ')}.`
+}
+
+/** "Log events: a backlog stored": the storing half alone, with the CPU per event of the worker, MySQL and Redis. */
+export function renderBacklogSection(runs: readonly BacklogRun[]): string {
+  const cpu = backlogCpuPerEvent(runs)
+  return `### Log events: a backlog stored
+
+Command: ${COMMANDS.full} (this section alone: ${COMMANDS.logStore}). The storing half on its own, as after an outage when every game server flushes
+what it buffered: the log queue is paused, ${int(runs[0]?.events ?? Number.NaN)} events are queued in \`log-batch\` jobs of ${runs[0]?.batch ?? 'n/a'} through the front's own batcher,
+then the queue is resumed and the worker stores them (tools/bench/measurements/log-backlog.ts). The front and the load generator are idle meanwhile,
+so these per-event figures are what storing costs without them (under the ingestion load above, sharing the cores, each costs more:
+\`node dist/tools/bench/log-ingest.js\` prints the CPU per event of every process there). Every run checks that each queued event was stored.
+
+${table(
+  ['stored/s (median)', 'worker, µs CPU per event', 'MySQL server, µs CPU per event', 'redis-server, µs CPU per event', 'runs, stored/s'],
+  [[int(backlogRate(runs)), fixed(cpu.worker, 1), fixed(cpu.mysql, 1), fixed(cpu.redis, 1), runs.map((r) => int(r.events / r.seconds)).join(', ')]],
+)}`
 }
 
 /** "Memory": Redis bytes per linked user, two ways. */
@@ -316,6 +336,7 @@ ${table(
     ['Redis commands per warm callbacks request, rate limits off / on', `${fixed(rp.commands.off.perRequest, 3)} / ${fixed(rp.commands.on.perRequest, 3)}`, COMMANDS.readPath],
     [`bind at ${settings.bindRate}/s: p50 / p99`, `${fixed(med(r.bind, (b) => b.p50))} / ${fixed(med(r.bind, (b) => b.p99))} ms`, COMMANDS.full],
     ['log events: accepted per second / stored per second end to end / lost', `${int(logs.accepted)} / ${int(logs.stored)} / ${logs.lost.join(', ')}`, COMMANDS.full],
+    ['log events stored per second from a backlog (the storing half alone)', int(backlogRate(r.backlog)), COMMANDS.logStore],
     ['presence propagation through the gateway: p50 / p99', `${fixed(med(r.propagation, (p) => p.p50Ms))} / ${fixed(med(r.propagation, (p) => p.p99Ms))} ms`, COMMANDS.full],
     ['Redis bytes per linked user', `${int(r.memory.keyBytesPerUser)} B`, COMMANDS.full],
     [`stream delivery to ${int(settings.streams.streams)} open streams: p50 / p99 (changes late)`, `${fixed(streams.p50, 1)} / **${fixed(streams.p99, 1)}** ms (${streams.late} of ${streams.changes} over ${settings.streams.lateMs} ms)`, COMMANDS.streams],
@@ -363,6 +384,8 @@ ${renderReadPathSection(r.readPath, settings)}
 ${renderBindSection(r.bind, settings)}
 
 ${renderLogSection(r.log, settings)}
+
+${renderBacklogSection(r.backlog)}
 
 ${renderMemorySection(r.memory)}
 

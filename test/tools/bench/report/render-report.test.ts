@@ -154,6 +154,11 @@ const RUN: BenchResults = {
     { sent: 1000, bound: 1000, p50: 7, p99: 15, max: 40 },
   ],
   log: [logRun(12_000, 12_000), logRun(12_000, 12_000), logRun(12_000, 12_000)],
+  backlog: [
+    { events: 60_000, batch: 30, seconds: 2.5, worker: 1.26, mysql: 1.02, redis: 0.3 },
+    { events: 60_000, batch: 30, seconds: 2.4, worker: 1.2, mysql: 0.96, redis: 0.28 },
+    { events: 60_000, batch: 30, seconds: 3, worker: 1.5, mysql: 1.2, redis: 0.33 },
+  ],
   memory: { users: 1000, keyBytesPerUser: 319.2, usedMemoryPerUser: 384.6, encodings: 'codes: hashtable, holders: hashtable, presence: hashtable' },
   propagation: [
     { updates: 300, p50Ms: 2.16, p99Ms: 12.58, maxMs: 20, callbacksGetP50Ms: 0.71 },
@@ -197,9 +202,12 @@ t.test('the report cannot contradict itself', async (t) => {
   t.same(ratios(summary.slice(0, 4)), ['0.90', '0.93', '0.49', '0.48'])
   const streams = tableAfter(report, '### Streams')
   const median = streams.at(-1)!
-  t.equal(summary[9]![1], `${median[2]!.replaceAll('*', '')} / ${median[3]} ms (2 of 120 over 50 ms)`, 'the stream p50 and p99 are the section\'s medians')
-  t.equal(summary[10]![1], `${median[6]!.replaceAll('*', '')} / ${median[7]!.replaceAll('*', '')}`, 'RSS and heap per stream are the section\'s medians')
-  for (const row of summary) t.match(row[2], /^`npm run bench(:read-path|:streams)?`$/, `${row[0]} names its command`)
+  const backlog = tableAfter(report, '### Log events: a backlog stored')
+  t.equal(summary[7]![1], backlog[0]![0], "the backlog's stored/s is the section's median")
+  t.same(backlog[0], ['24,000', '21.0', '17.0', '5.0', '24,000, 25,000, 20,000'], 'medians per event: worker 1.26 s / 60,000 events = 21.0 µs')
+  t.equal(summary[10]![1], `${median[2]!.replaceAll('*', '')} / ${median[3]} ms (2 of 120 over 50 ms)`, 'the stream p50 and p99 are the section\'s medians')
+  t.equal(summary[11]![1], `${median[6]!.replaceAll('*', '')} / ${median[7]!.replaceAll('*', '')}`, 'RSS and heap per stream are the section\'s medians')
+  for (const row of summary) t.match(row[2], /^`npm run bench(:read-path|:streams|:log-store)?`$/, `${row[0]} names its command`)
   t.equal(report.match(/^## Read path/gm), null, 'no appended read-path section of another run')
   t.equal(report.match(/^# /gm)?.length, 1, 'one document')
 })
