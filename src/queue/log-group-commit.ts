@@ -3,7 +3,9 @@
  * and one transaction at a time stores what is waiting, in the order it was handed in (one multi-row INSERT bounded
  * by rows and by max_allowed_packet), so ids rise in job order. A refused group is bisected: the entries MySQL
  * refuses on their own (poison) are reported to their job while the rest are stored; an outage fails every job of the
- * group (each is retried by BullMQ, and the dedupe keys make the retry store nothing twice).
+ * group (each is retried by BullMQ, and the dedupe keys make the retry store nothing twice). Right after a commit, a
+ * group too small to be worth a transaction of its own waits a little for more (minRows, lingerMs), unless the jobs
+ * waiting in it are as many as can come at once (maxWaitingJobs); an idle worker stores at once.
  */
 import type { NewLogEntry } from '../mysql/log-entry-rows.js'
 import type { StoredLogEntries } from '../mysql/transactions.js'
@@ -42,6 +44,15 @@ export interface LogGroupCommitOptions {
   maxBytes: number
   /** Row bound of one group; GROUP_MAX_ROWS by default. */
   maxRows?: number
+  /** A group smaller than this waits up to `lingerMs` for more entries (0, the default: it never waits). */
+  minRows?: number
+  /** How long a group smaller than `minRows` waits for more, counted from when the commit before it ended. */
+  lingerMs?: number
+  /**
+   * A group stops waiting once this many jobs wait in it, however few their entries: the consumers run no more jobs
+   * at once, so no more can come, and waiting would only slow a backlog of small jobs down (their concurrency).
+   */
+  maxWaitingJobs?: number
 }
 
 interface Request {
@@ -98,9 +109,17 @@ function fail(request: Request, error: unknown): void {
 /** Creates a group commit; one per worker process (the log and audit consumers share it). */
 export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCommit {
   const maxRows = options.maxRows ?? GROUP_MAX_ROWS
+  const minRows = options.minRows ?? 0
+  const lingerMs = options.lingerMs ?? 0
+  const maxWaitingJobs = options.maxWaitingJobs ?? Number.POSITIVE_INFINITY
   const waiting: Request[] = []
   let running = false
   let idleWaiters: Array<() => void> = []
+  // Entries handed in and not yet taken into a group.
+  let waitingRows = 0
+  let lingering: NodeJS.Timeout | null = null
+  // When the last commit ended; a small group waits for more until lingerMs after it.
+  let lastEnded = Number.NEGATIVE_INFINITY
 
   /** Stores one group (bisecting a refused one) and records the result in each piece's request. */
   async function commit(pieces: readonly Piece[]): Promise<void> {
@@ -133,27 +152,56 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
 
   async function run(): Promise<void> {
     while (waiting.length > 0) {
+      if (!enough() && performance.now() - lastEnded < lingerMs) break
       const pieces = takeGroup(waiting, maxRows, options.maxBytes)
+      for (const p of pieces) waitingRows -= p.to - p.from
       try {
         await commit(pieces)
       } catch (err) {
         for (const p of pieces) fail(p.request, err)
       }
+      lastEnded = performance.now()
       for (const p of pieces) {
         p.request.done += p.to - p.from
         // A failed request takes no further groups; its job is retried whole.
         if (p.request.failure !== null) {
           const at = waiting.indexOf(p.request)
-          if (at >= 0) waiting.splice(at, 1)
+          if (at >= 0) {
+            waiting.splice(at, 1)
+            waitingRows -= p.request.entries.length - p.request.next
+          }
           p.request.done = p.request.entries.length
         }
         if (p.request.done === p.request.entries.length) settle(p.request)
       }
     }
     running = false
+    if (waiting.length > 0) return kick()
     const waiters = idleWaiters
     idleWaiters = []
     for (const w of waiters) w()
+  }
+
+  /** Enough waits for a group not to wait for more. */
+  function enough(): boolean {
+    return waitingRows >= minRows || waiting.length >= maxWaitingJobs
+  }
+
+  /** Starts a run now, or once the linger after the last commit is over when too little waits. */
+  function kick(): void {
+    if (running || lingering !== null) return
+    const wait = enough() ? 0 : lingerMs - (performance.now() - lastEnded)
+    if (wait <= 0) {
+      running = true
+      // The jobs BullMQ hands over in the same turn join the first group.
+      setImmediate(() => void run())
+      return
+    }
+    lingering = setTimeout(() => {
+      lingering = null
+      lastEnded = Number.NEGATIVE_INFINITY
+      kick()
+    }, wait)
   }
 
   return {
@@ -170,14 +218,16 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
           resolve,
           reject,
         })
-        if (running) return
-        running = true
-        // The jobs BullMQ hands over in the same turn join the first group.
-        setImmediate(() => void run())
+        waitingRows += entries.length
+        if (lingering !== null && enough()) {
+          clearTimeout(lingering)
+          lingering = null
+        }
+        kick()
       })
     },
     idle() {
-      if (!running) return Promise.resolve()
+      if (!running && waiting.length === 0) return Promise.resolve()
       return new Promise((resolve) => idleWaiters.push(resolve))
     },
   }

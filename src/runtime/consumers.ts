@@ -21,7 +21,7 @@ import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
 import { createLogGroupCommit } from '../queue/log-group-commit.js'
 import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-processor.js'
-import { FALLBACK_MAX_ALLOWED_PACKET, groupByteBudget } from '../queue/model/log-batch.js'
+import { FALLBACK_MAX_ALLOWED_PACKET, GROUP_LINGER_MS, GROUP_MIN_ROWS, groupByteBudget } from '../queue/model/log-batch.js'
 import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
@@ -96,7 +96,15 @@ async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, red
     ctx.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
     return FALLBACK_MAX_ALLOWED_PACKET
   })
-  const commit = createLogGroupCommit({ storeLogEntries: (entries) => transactions.storeLogEntries(entries), maxBytes: groupByteBudget(packet) })
+  const commit = createLogGroupCommit({
+    storeLogEntries: (entries) => transactions.storeLogEntries(entries),
+    maxBytes: groupByteBudget(packet),
+    minRows: GROUP_MIN_ROWS,
+    lingerMs: GROUP_LINGER_MS,
+    // The log and audit consumers share the group commit. A backlog on either queue fills this many slots at once (the
+    // smaller concurrency), so a group never waits while jobs are queued behind the ones waiting in it.
+    maxWaitingJobs: Math.min(CONSUMER_CONCURRENCY.log, CONSUMER_CONCURRENCY.audit),
+  })
   const queues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
   return { commit, requeue: createEventRequeue(queues), log: ctx.log }
 }

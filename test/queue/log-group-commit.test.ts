@@ -130,3 +130,39 @@ t.test('idle resolves once nothing is waiting or being stored', async (t) => {
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(stored, true)
 })
+
+t.test('right after a commit, a small group waits for more, and goes as soon as minRows entries wait', async (t) => {
+  const rec = recording()
+  const commit = createLogGroupCommit({ storeLogEntries: rec.storeLogEntries, maxBytes: 1024 * 1024, minRows: 20, lingerMs: 10_000 })
+  const first = Array.from({ length: 5 }, (_, i) => entry(`linger_a_${i}`))
+  await commit.store(first)
+  t.same(rec.groups, [5], 'an idle group commit stores at once')
+  let secondDone = false
+  const second = commit.store(Array.from({ length: 5 }, (_, i) => entry(`linger_b_${i}`))).then((o) => ((secondDone = true), o))
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.equal(secondDone, false, 'five entries right after a commit wait for company')
+  t.same(rec.groups, [5])
+  const third = commit.store(Array.from({ length: 15 }, (_, i) => entry(`linger_c_${i}`)))
+  t.same([(await second).stored, (await third).stored], [5, 15])
+  t.same(rec.groups, [5, 20], 'twenty waiting: one group, without waiting out the linger')
+  await commit.idle()
+})
+
+t.test('a small group waits no longer than lingerMs after the commit before it', async (t) => {
+  const rec = recording()
+  const commit = createLogGroupCommit({ storeLogEntries: rec.storeLogEntries, maxBytes: 1024 * 1024, minRows: 100, lingerMs: 300 })
+  await commit.store([entry('linger_short_0')])
+  const handedIn = performance.now()
+  t.same(await commit.store([entry('linger_short_1')]), { stored: 1, created: 1, infractions: 0, poisoned: [] })
+  t.ok(performance.now() - handedIn >= 200, 'it waited for company (about 300 ms)')
+  t.same(rec.groups, [1, 1], 'nobody came: stored alone once the linger was over')
+})
+
+t.test('a group stops waiting once maxWaitingJobs jobs wait in it, however few their entries', async (t) => {
+  const rec = recording()
+  const commit = createLogGroupCommit({ storeLogEntries: rec.storeLogEntries, maxBytes: 1024 * 1024, minRows: 1000, lingerMs: 60_000, maxWaitingJobs: 3 })
+  await commit.store([entry('linger_full_0')])
+  const outcomes = await Promise.all([1, 2, 3].map((i) => commit.store([entry(`linger_full_${i}`)])))
+  t.same(outcomes.map((o) => o.stored), [1, 1, 1], 'stored without waiting out the minute: the consumers cannot hand in more')
+  t.same(rec.groups, [1, 3])
+})
