@@ -106,6 +106,35 @@ function fail(request: Request, error: unknown): void {
   if (request.failure === null) request.failure = { error }
 }
 
+/** Stores one group (bisecting a refused one) and records the result in each piece's request. */
+async function commit(storeLogEntries: LogGroupCommitOptions['storeLogEntries'], pieces: readonly Piece[]): Promise<void> {
+  const items = pieces.flatMap((p) => p.request.entries.slice(p.from, p.to).map((entry, k) => ({ entry, request: p.request, index: p.from + k })))
+  const results = new Map<(typeof items)[number], { created: boolean; infraction: boolean }>()
+  const attempt = async (part: readonly (typeof items)[number][]) => {
+    const stored = await storeLogEntries(part.map((i) => i.entry))
+    part.forEach((item, k) => results.set(item, { created: stored.created[k]!, infraction: stored.infraction[k]! }))
+  }
+  let poisoned: Poisoned<(typeof items)[number]>[]
+  try {
+    poisoned = await storeIsolating(items, attempt, (err) => failureKind(err) === 'infrastructure')
+  } catch (err) {
+    for (const p of pieces) fail(p.request, err)
+    return
+  }
+  // Every entry refused on its own: not a poison entry but a failure of all (a table missing, a bug); each job
+  // fails as a whole, with its first entry's error, and is retried or parked by BullMQ.
+  const systemic = poisoned.length === items.length
+  for (const { item, error } of poisoned) {
+    if (systemic) fail(item.request, error)
+    else item.request.outcome.poisoned.push({ item: item.entry, error })
+  }
+  for (const [item, r] of results) {
+    item.request.outcome.stored++
+    if (r.created) item.request.outcome.created++
+    if (r.infraction) item.request.outcome.infractions++
+  }
+}
+
 /** Creates a group commit; one per worker process (the log and audit consumers share it). */
 export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCommit {
   const maxRows = options.maxRows ?? GROUP_MAX_ROWS
@@ -121,42 +150,13 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
   // When the last commit ended; a small group waits for more until lingerMs after it.
   let lastEnded = Number.NEGATIVE_INFINITY
 
-  /** Stores one group (bisecting a refused one) and records the result in each piece's request. */
-  async function commit(pieces: readonly Piece[]): Promise<void> {
-    const items = pieces.flatMap((p) => p.request.entries.slice(p.from, p.to).map((entry, k) => ({ entry, request: p.request, index: p.from + k })))
-    const results = new Map<(typeof items)[number], { created: boolean; infraction: boolean }>()
-    const attempt = async (part: readonly (typeof items)[number][]) => {
-      const stored = await options.storeLogEntries(part.map((i) => i.entry))
-      part.forEach((item, k) => results.set(item, { created: stored.created[k]!, infraction: stored.infraction[k]! }))
-    }
-    let poisoned: Poisoned<(typeof items)[number]>[]
-    try {
-      poisoned = await storeIsolating(items, attempt, (err) => failureKind(err) === 'infrastructure')
-    } catch (err) {
-      for (const p of pieces) fail(p.request, err)
-      return
-    }
-    // Every entry refused on its own: not a poison entry but a failure of all (a table missing, a bug); each job
-    // fails as a whole, with its first entry's error, and is retried or parked by BullMQ.
-    const systemic = poisoned.length === items.length
-    for (const { item, error } of poisoned) {
-      if (systemic) fail(item.request, error)
-      else item.request.outcome.poisoned.push({ item: item.entry, error })
-    }
-    for (const [item, r] of results) {
-      item.request.outcome.stored++
-      if (r.created) item.request.outcome.created++
-      if (r.infraction) item.request.outcome.infractions++
-    }
-  }
-
   async function run(): Promise<void> {
     while (waiting.length > 0) {
       if (!enough() && performance.now() - lastEnded < lingerMs) break
       const pieces = takeGroup(waiting, maxRows, options.maxBytes)
       for (const p of pieces) waitingRows -= p.to - p.from
       try {
-        await commit(pieces)
+        await commit(options.storeLogEntries, pieces)
       } catch (err) {
         for (const p of pieces) fail(p.request, err)
       }
