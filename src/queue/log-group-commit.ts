@@ -189,7 +189,12 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
 
   /** Starts a run now, or once the linger after the last commit is over when too little waits. */
   function kick(): void {
-    if (running || lingering !== null) return
+    if (running) return
+    if (lingering !== null) {
+      if (!enough()) return
+      clearTimeout(lingering)
+      lingering = null
+    }
     const wait = enough() ? 0 : lingerMs - (performance.now() - lastEnded)
     if (wait <= 0) {
       running = true
@@ -219,10 +224,6 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
           reject,
         })
         waitingRows += entries.length
-        if (lingering !== null && enough()) {
-          clearTimeout(lingering)
-          lingering = null
-        }
         kick()
       })
     },

@@ -1,10 +1,10 @@
 /**
  * `npm run bench:log-store`: the storing half of log ingestion on its own (measurements/log-backlog.ts), the section
  * "Log events: a backlog stored" of `npm run bench`. Starts the real front and worker from dist/ on a scratch database
- * and prefix, stores a backlog of 5,000 events not counted, then `--runs` backlogs, and prints each run, the stored
- * events per second and the CPU microseconds per stored event of the worker, the MySQL server (when it is local) and
- * Redis. No front or load generator works while the backlog drains, so the figures move less than log-ingest.js's,
- * which makes it the one to compare worker builds with.
+ * and prefix, stores a backlog of 5,000 events not counted, then `--runs` backlogs, and prints each run and the
+ * section as BENCHMARKS.md has it (stored events per second, CPU microseconds per stored event of the worker, the
+ * MySQL server when it is local, and Redis). No front or load generator works while the backlog drains, so the
+ * figures move less than log-ingest.js's, which makes it the one to compare worker builds with.
  *
  * Options: `--runs N` (3), `--events N` (60,000 per run), `--batch N` (BACKLOG_BATCH, 30).
  */
@@ -13,10 +13,11 @@ import { QueueName } from '../../src/queue/names.js'
 import { closeHttp } from '../harness/http.js'
 import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/processes.js'
 import { createScratch } from '../harness/scratch.js'
-import { fixed, int, table } from '../harness/stats.js'
+import { fixed, int } from '../harness/stats.js'
 import { startBenchEnv } from './measurements/bench-env.js'
-import { BACKLOG_BATCH, backlogCpuPerEvent, backlogRate, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
+import { BACKLOG_BATCH, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
 import { WARMUP_EVENTS } from './measurements/log-accept-store.js'
+import { renderBacklogSection } from './report/render-report.js'
 
 const log = createBenchLog('log-store')
 
@@ -40,18 +41,8 @@ async function main(): Promise<void> {
       runs.push(r)
       log(`run ${run}: ${int(events)} events in batches of ${batch} stored in ${fixed(r.seconds)} s (${int(events / r.seconds)}/s)`)
     }
-    const cpu = backlogCpuPerEvent(runs)
-    console.log(
-      [
-        '',
-        `Stored from a paused backlog of ${int(events)} events in log-batch jobs of ${batch}, median of ${runs.length} runs:`,
-        '',
-        table(
-          ['stored/s', 'worker, µs CPU per event', 'MySQL server, µs per event', 'redis-server, µs per event', 'runs, stored/s'],
-          [[int(backlogRate(runs)), fixed(cpu.worker, 1), fixed(cpu.mysql, 1), fixed(cpu.redis, 1), runs.map((r) => int(r.events / r.seconds)).join(', ')]],
-        ),
-      ].join('\n'),
-    )
+    // The same section as BENCHMARKS.md's, from the same renderer.
+    console.log(`\n${renderBacklogSection(runs)}`)
   } finally {
     await stopAll()
     closeHttp()
