@@ -19,7 +19,7 @@ import { startCeiling } from './measurements/ceiling-comparison.js'
 import { measureGatewayMemory, type GatewayMemoryResult } from './measurements/gateway-memory.js'
 import { issueFresh } from '../harness/issue-fresh.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
-import { logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
+import { logAnswer, logCeilingRun, logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
 import { BACKLOG_BATCH, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
 import { measurePresencePropagation, type PropagationResult } from './measurements/presence-propagation.js'
 import { measureReadPath } from './measurements/read-path.js'
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       if (res.status !== 200 || blocks !== SETTINGS.linkedUsers) throw new Error(`${route} answered ${res.status} with ${blocks} blocks`)
     }
     log(`seeded ${SETTINGS.linkedUsers} linked users; callbacks body ${callbacksBody.text.length} chars, rpc ${rpcBody.text.length}`)
-    env.ceilingPid = (await startCeiling(ceilingPort, callbacksBody, rpcBody)).pid
+    env.ceilingPid = (await startCeiling(ceilingPort, { callbacks: callbacksBody, rpc: rpcBody, log: await logAnswer(env) })).pid
 
     load.section('read path')
     const readPath = await measureReadPath(env, { path, callbacksBytes: Buffer.byteLength(callbacksBody.text), rpcBytes: Buffer.byteLength(rpcBody.text) }, SETTINGS, log)
@@ -80,11 +80,13 @@ async function main(): Promise<void> {
 
     load.section('log ingestion')
     await warmUpLogs(env, SETTINGS)
+    await logCeilingRun(env, { ...SETTINGS, logEvents: WARMUP_EVENTS }, 200)
     const logs: LogRun[] = []
     for (let run = 1; run <= SETTINGS.runs; run++) {
       const l = await logRun(env, SETTINGS, run)
+      l.ceilingPerSec = await logCeilingRun(env, SETTINGS, run)
       logs.push(l)
-      log(`log run ${run}: accepted ${int(l.accepted)} (${int(l.acceptedPerSec)}/s), stored ${int(l.stored)} after ${fixed(l.drainSeconds)} s more`)
+      log(`log run ${run}: accepted ${int(l.accepted)} (${int(l.acceptedPerSec)}/s; the ceiling ${int(l.ceilingPerSec)}/s), stored ${int(l.stored)} after ${fixed(l.drainSeconds)} s more`)
     }
 
     load.section('log backlog')

@@ -4,15 +4,13 @@
  * and RateLimit-* when compared with a front whose limits are on). Both sides put the same bytes on the wire, so the
  * load generator, which shares this machine's cores, spends the same on either, and the difference to the real front
  * is the service's own work: rate limiting, parsing, the Redis lookup, rendering and making its headers.
- * Protocol (IPC): receives `{port, callbacks, rpc}` (each a `CeilingAnswer`), listens on 127.0.0.1:port, replies `{ready: true}`.
+ * With a log answer it also takes log events (ceiling-app.ts), for the ingestion's ratio to the ceiling.
+ * Protocol (IPC): receives `{port, callbacks, rpc, log?}` (each a `CeilingAnswer`), listens on 127.0.0.1:port, replies `{ready: true}`.
  */
-import { listenCeiling } from './ceiling-app.js'
-import type { CeilingAnswer } from './measurements/ceiling-comparison.js'
+import { listenCeiling, type CeilingAnswers } from './ceiling-app.js'
 
-interface Setup {
+interface Setup extends CeilingAnswers {
   port: number
-  callbacks: CeilingAnswer
-  rpc: CeilingAnswer
 }
 
 process.once('message', (message: unknown) => {

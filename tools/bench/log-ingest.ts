@@ -3,7 +3,9 @@
  * `npm run bench` on its own, for comparing builds in one session. Starts the real front and worker from dist/ on a
  * scratch database and prefix, runs measurements/log-accept-store.ts `--runs` times, and prints each run, the medians
  * and where the CPU went during the load (front workers, Redis, the worker, the MySQL server when it is local, the load
- * generator, the whole machine), in seconds per run and in microseconds per accepted event.
+ * generator, the whole machine), in seconds per run and in microseconds per accepted event. After each run the same
+ * load goes to the ceiling (tools/bench/ceiling-app.ts: reads and parses each body, answers the front's own 200), and
+ * the accepted rate is given as a ratio to it.
  *
  * Options: `--runs N` (3), `--events N` (60,000 per run), `--connections N` (100), `--front-workers N` (1),
  * `--clients proxied|one` (proxied: rate limits on at the contract's values and many client addresses through a
@@ -18,7 +20,8 @@ import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/proc
 import { createScratch } from '../harness/scratch.js'
 import { fixed, int, median, table } from '../harness/stats.js'
 import { startBenchEnv } from './measurements/bench-env.js'
-import { logRun, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
+import { startCeiling } from './measurements/ceiling-comparison.js'
+import { logAnswer, logCeilingRun, logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
 import { SETTINGS } from './settings.js'
 
 const log = createBenchLog('log-ingest')
@@ -49,9 +52,14 @@ async function main(): Promise<void> {
     env: { FRONT_WORKERS: values['front-workers']!, ROBLOX_USERS_API: 'http://127.0.0.1:9', ...env },
   })
   try {
-    const { env: bench } = await startBenchEnv(scratch, { queues: [QueueName.Log], serverCpu: true })
+    const { env: bench, ceilingPort } = await startBenchEnv(scratch, { queues: [QueueName.Log], serverCpu: true })
+    const none = { text: '', headers: {} }
+    bench.ceilingPid = (await startCeiling(ceilingPort, { callbacks: none, rpc: none, log: await logAnswer(bench) })).pid
     log(`front (FRONT_WORKERS=${values['front-workers']}) and worker up; ${proxied ? 'rate limits on (log=30/60), client addresses through TRUST_PROXY=127.0.0.1' : 'rate limits off, one client address'}`)
     await warmUpLogs(bench, settings, { proxied })
+    await logCeilingRun(bench, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, { proxied })
+    // Per run: the ceiling's events per second and its CPU microseconds per event, right after the service's run.
+    const ceiling: Array<{ perSec: number; cpuPerEvent: number }> = []
     const runs: LogRun[] = []
     const cpu: string[][] = []
     // CPU microseconds per accepted event, per run, in the order of `used`.
@@ -81,8 +89,12 @@ async function main(): Promise<void> {
       cpu.push([String(run), ...used.map((s) => fixed(s)), fixed(seconds)])
       perEvent.push(used.map((s) => (s * 1e6) / r.accepted))
       runs.push(r)
+      const ceilingCpu = await cpuSeconds(bench.ceilingPid)
+      const perSec = await logCeilingRun(bench, settings, run, { proxied })
+      ceiling.push({ perSec, cpuPerEvent: (((await cpuSeconds(bench.ceilingPid)) - ceilingCpu) * 1e6) / settings.logEvents })
+      r.ceilingPerSec = perSec
       log(
-        `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
+        `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s; the ceiling ${int(perSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
       )
     }
     const lost = runs.map((r) => r.accepted - (r.distinct ?? r.stored))
@@ -100,6 +112,20 @@ async function main(): Promise<void> {
               lost.join(', '),
               twice.join(', '),
               runs.map((r) => r.rejected).join(', '),
+            ],
+          ],
+        ),
+        '',
+        'The ceiling (a plain hyper-express server that reads and parses each body and answers the front\'s own 200), under the same load right after each run:',
+        '',
+        table(
+          ['ceiling answered/s (median)', 'accepted / ceiling (median of the runs)', 'every run', 'ceiling server µs of CPU per event (median)'],
+          [
+            [
+              int(median(ceiling.map((c) => c.perSec))),
+              fixed(median(runs.map((r, i) => r.acceptedPerSec / ceiling[i]!.perSec))),
+              runs.map((r, i) => fixed(r.acceptedPerSec / ceiling[i]!.perSec)).join(', '),
+              fixed(median(ceiling.map((c) => c.cpuPerEvent)), 1),
             ],
           ],
         ),

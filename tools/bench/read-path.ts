@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     await sleep(1500)
     const callbacksBody = await send(`${scratch.api}/callbacks/${path}`, 'GET', undefined, {})
     const rpcBody = await send(`${scratch.api}/rpc/${path}`, 'GET', undefined, {})
-    env.ceilingPid = (await startCeiling(ceilingPort, callbacksBody, rpcBody)).pid
+    env.ceilingPid = (await startCeiling(ceilingPort, { callbacks: callbacksBody, rpc: rpcBody })).pid
     load.section('read path')
     const readPath = await measureReadPath(env, { path, callbacksBytes: Buffer.byteLength(callbacksBody.text), rpcBytes: Buffer.byteLength(rpcBody.text) }, SETTINGS, log)
     const seconds = (Date.now() - startedAt.getTime()) / 1000

@@ -38,3 +38,27 @@ t.test('the ceiling sends the body and the headers it was given, and its own dat
   t.equal(rpc.headers.get('etag'), '"r"')
   t.equal(rpc.headers.get('ratelimit-limit'), null, 'each route its own headers')
 })
+
+t.test('given a log answer, the ceiling reads and parses each event and answers it; a body that is not JSON gets a 400', async (t) => {
+  const port = await freePort()
+  const answer = '{"status":"logged","category":"server"}'
+  const none = { text: '', headers: {} }
+  const app = await listenCeiling(port, { callbacks: none, rpc: none, log: { text: answer, headers: { 'x-request-id': 'r-1', 'content-length': '1' } } })
+  t.teardown(() => void app.close())
+
+  const post = (body: string) => fetch(`http://127.0.0.1:${port}/api/v1/log/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const ok = await post('{"event_type":"join","description":"Player joined"}')
+  t.equal(ok.status, 200)
+  t.equal(await ok.text(), answer, "the service's own answer")
+  t.equal(ok.headers.get('content-type'), 'application/json; charset=utf-8')
+  t.equal(ok.headers.get('x-request-id'), 'r-1', 'its headers')
+  t.equal(ok.headers.get('content-length'), String(answer.length), 'its own length')
+  const bad = await post('{"event_type":')
+  t.equal(bad.status, 400, 'the body was parsed')
+  t.equal(await bad.text(), '{"error":"invalid_json"}')
+
+  const otherPort = await freePort()
+  const without = await listenCeiling(otherPort, { callbacks: none, rpc: none })
+  t.teardown(() => void without.close())
+  t.equal((await fetch(`http://127.0.0.1:${otherPort}/api/v1/log/server`, { method: 'POST', body: '{}' })).status, 404, 'without a log answer, no log route')
+})

@@ -5,6 +5,7 @@
 import autocannon, { type Options, type Result } from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import type { TextResponse } from '../../harness/http.js'
+import type { CeilingAnswers } from '../ceiling-app.js'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
@@ -44,15 +45,15 @@ interface CpuTargets {
 export type CeilingAnswer = Pick<TextResponse, 'text' | 'headers'>
 
 /**
- * Starts a ceiling server (`name` in the bench's log) on `port`, answering callbacks and rpc as given (the service's
- * own answers: tools/bench/ceiling-server.ts); resolves once it listens.
+ * Starts a ceiling server (`name` in the bench's log) on `port`, answering callbacks, rpc and (when given) log events
+ * as given (the service's own answers: tools/bench/ceiling-server.ts); resolves once it listens.
  */
-export async function startCeiling(port: number, callbacks: CeilingAnswer, rpc: CeilingAnswer, name = 'ceiling'): Promise<BenchProcess> {
+export async function startCeiling(port: number, answers: CeilingAnswers, name = 'ceiling'): Promise<BenchProcess> {
   const ceiling = startProcess({ name, script: 'tools/bench/ceiling-server.js', ipc: true })
   await new Promise<void>((resolve, reject) => {
     ceiling.proc.once('message', (m: { ready?: boolean; error?: string }) => (m.ready === true ? resolve() : reject(new Error(m.error))))
     ceiling.proc.once('exit', (code) => reject(new Error(`ceiling exited with ${code}: ${ceiling.lines.join('\n')}`)))
-    ceiling.proc.send({ port, callbacks, rpc })
+    ceiling.proc.send({ port, ...answers })
   })
   return ceiling
 }

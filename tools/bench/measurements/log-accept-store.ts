@@ -3,13 +3,15 @@
  * then MySQL is polled until it holds every accepted one, and the zero-loss check compares the stored events (and
  * the distinct ones: nothing stored twice) with the accepted count.
  */
-import autocannon from 'autocannon'
+import autocannon, { type Result } from 'autocannon'
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
+import { send } from '../../harness/http.js'
 import { sleep, waitFor } from '../../harness/readiness.js'
 import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
+import type { CeilingAnswer } from './ceiling-comparison.js'
 
 /** One run: counts, and the two phases' lengths in seconds. */
 export interface LogRun {
@@ -23,6 +25,8 @@ export interface LogRun {
   rejected: number
   /** p99 of the answer times during the load, in ms (autocannon: whole milliseconds). */
   latencyP99Ms?: number
+  /** Events per second the ceiling answered under the same load, in a run right after this one (absent: not measured). */
+  ceilingPerSec?: number
 }
 
 /** How the load reaches the front. */
@@ -46,16 +50,20 @@ function addressOf(run: number, n: number): string {
   return `10.${run % 256}.${(client >> 8) & 255}.${client & 255}`
 }
 
-/** Posts log events as fast as autocannon can, then waits until MySQL holds every accepted one. */
-export async function logRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<LogRun> {
+/** The fixed part of every benchmark event of one run (its event type tells the run's events apart). */
+function eventFields(eventType: string): string {
+  return `"event_type":"${eventType}","platform_username":"Builderman","platform_user_id":156,"issued_by":"ServerScript"`
+}
+
+/**
+ * Posts `settings.logEvents` events to `origin` over `settings.logConnections` connections as fast as they are
+ * answered: the same requests for the service and for the ceiling.
+ */
+function postEvents(origin: string, bearer: string, settings: BenchSettings, run: number, eventType: string, options: LogRunOptions): Promise<Result> {
   if (options.proxied && settings.logEvents / EVENTS_PER_ADDRESS > 65_536) throw new Error('too many events for one run range of addresses')
-  const eventType = `bench_${run}_${randomBytes(3).toString('hex')}`
-  const origin = options.origin ?? new URL(env.scratch.api).origin
-  const fields = `"event_type":"${eventType}","platform_username":"Builderman","platform_user_id":156,"issued_by":"ServerScript"`
+  const fields = eventFields(eventType)
   let n = 0
-  const before = await env.scratch.db.selectFrom('log_entries').select(sql<string>`COALESCE(MAX(id), 0)`.as('id')).executeTakeFirstOrThrow()
-  const loadStarted = performance.now()
-  const result = await autocannon({
+  return autocannon({
     url: origin,
     connections: settings.logConnections,
     pipelining: settings.pipelining,
@@ -69,7 +77,7 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
         path: '/api/v1/log/server',
         setupRequest: (req) => {
           const i = n++
-          const headers: Record<string, string> = { 'content-type': 'application/json', authorization: env.bearer }
+          const headers: Record<string, string> = { 'content-type': 'application/json', authorization: bearer }
           if (options.proxied) headers['x-forwarded-for'] = addressOf(run, i)
           // A description of its own per event (a realistic length of text), so that stored events can be told apart.
           return { ...req, headers, body: `{${fields},"description":"Player Builderman joined the server (benchmark event #${i})"}` }
@@ -77,6 +85,36 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
       },
     ],
   })
+}
+
+/** The front's own answer to one log event (its body and headers), for the ceiling to answer every event with. */
+export async function logAnswer(env: BenchEnv): Promise<CeilingAnswer> {
+  const body = `{${eventFields('bench_answer')},"description":"the answer the ceiling copies"}`
+  const res = await send(`${env.scratch.api}/log/server`, 'POST', body, { 'content-type': 'application/json', authorization: env.bearer })
+  if (res.status !== 200) throw new Error(`a log event was answered ${res.status}: ${res.text}`)
+  return res
+}
+
+/**
+ * The same load as `logRun` against the ceiling (`env.ceiling`, started with a log answer): events answered per
+ * second by a plain hyper-express server that only reads and parses each body, on this machine in this run.
+ */
+export async function logCeilingRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<number> {
+  const started = performance.now()
+  const result = await postEvents(new URL(env.ceiling).origin, env.bearer, settings, run, `ceiling_${run}`, options)
+  const seconds = (performance.now() - started) / 1000
+  const bad = result.non2xx + result.errors + result.timeouts
+  if (bad > 0) throw new Error(`the ceiling failed ${bad} log events in run ${run}`)
+  return result['2xx'] / seconds
+}
+
+/** Posts log events as fast as autocannon can, then waits until MySQL holds every accepted one. */
+export async function logRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<LogRun> {
+  const eventType = `bench_${run}_${randomBytes(3).toString('hex')}`
+  const origin = options.origin ?? new URL(env.scratch.api).origin
+  const before = await env.scratch.db.selectFrom('log_entries').select(sql<string>`COALESCE(MAX(id), 0)`.as('id')).executeTakeFirstOrThrow()
+  const loadStarted = performance.now()
+  const result = await postEvents(origin, env.bearer, settings, run, eventType, options)
   const loadEnded = performance.now()
   const loadSeconds = (loadEnded - loadStarted) / 1000
   const accepted = result['2xx']

@@ -102,7 +102,7 @@ export async function measureReadPath(env: BenchEnv, input: ReadPathInput, setti
     const [callbacks, rpc] = [await send(`${api}/callbacks/${input.path}`, 'GET', undefined, outsider), await send(`${api}/rpc/${input.path}`, 'GET', undefined, outsider)]
     if (callbacks.status !== 200 || rpc.status !== 200 || callbacks.headers['ratelimit-limit'] === undefined) throw new Error(`the limited front answered ${callbacks.status} and ${rpc.status}`)
     const ceilingPort = await freePort()
-    limitedCeiling = await startCeiling(ceilingPort, callbacks, rpc, 'ceiling-limited')
+    limitedCeiling = await startCeiling(ceilingPort, { callbacks, rpc }, 'ceiling-limited')
     const limitedEnv: BenchEnv = {
       ...env,
       scratch: { ...scratch, api },

@@ -100,28 +100,33 @@ ${table(
 )}`
 }
 
-/** "Log events: accepted, then stored": rates, drain time, and the zero-loss check over every run. */
+/** "Log events: accepted, then stored": rates, their ratio to the ceiling, drain time, and the zero-loss check over every run. */
 export function renderLogSection(logs: readonly LogRun[], settings: BenchSettings): string {
-  const lost = logs.map((l) => l.accepted - l.stored)
+  const m = logMedians(logs)
   return `### Log events: accepted, then stored
 
 Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted, after a run of ${int(WARMUP_EVENTS)} not counted;
 then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.
+Right after each run the same load goes to the ceiling: plain hyper-express on this machine that reads and parses each body and answers the front's own 200, nothing more
+(tools/bench/ceiling-app.ts), so the ratio says how much of what this machine can answer the service accepts.
 
 ${table(
-  ['accepted/s (median)', 'drain after load, s (median)', 'stored/s end to end (median)', 'lost (accepted − stored), every run', 'rejected'],
+  ['accepted/s (median)', 'ceiling answered/s (median)', 'accepted / ceiling (median of the runs)', 'every run', 'drain after load, s (median)', 'stored/s end to end (median)', 'lost (accepted − stored), every run', 'rejected'],
   [
     [
-      int(median(logs.map((l) => l.acceptedPerSec))),
-      fixed(median(logs.map((l) => l.drainSeconds))),
-      int(median(logs.map((l) => l.stored / (l.loadSeconds + l.drainSeconds)))),
-      lost.join(', '),
+      int(m.accepted),
+      m.ceiling === null ? 'not measured' : int(m.ceiling),
+      m.ratio === null ? 'not measured' : fixed(m.ratio),
+      m.ratios === null ? 'not measured' : m.ratios.map((r) => fixed(r)).join(', '),
+      fixed(m.drain),
+      int(m.stored),
+      m.lost.join(', '),
       logs.map((l) => l.rejected).join(', '),
     ],
   ],
 )}
 
-Zero-loss check: ${lost.every((n) => n === 0) ? '**passed**: every accepted event was stored exactly once in every run' : '**FAILED**: see the lost column'}.
+Zero-loss check: ${m.lost.every((n) => n === 0) ? '**passed**: every accepted event was stored exactly once in every run' : '**FAILED**: see the lost column'}.
 Runs (accepted events): ${logs.map((l) => int(l.accepted)).join(', ')}.`
 }
 
@@ -200,10 +205,18 @@ function streamMedians(runs: readonly StreamRun[]) {
   }
 }
 
-/** The log figures the summary and the section share: medians over the runs, and every run's loss. */
+/**
+ * The log figures the summary and the section share: medians over the runs, every run's loss, and the ceiling's
+ * rate with each run's ratio to it (null when a run did not measure the ceiling).
+ */
 function logMedians(logs: readonly LogRun[]) {
+  const ceilings = logs.every((l) => l.ceilingPerSec !== undefined) ? logs.map((l) => l.ceilingPerSec!) : null
+  const ratios = ceilings === null ? null : logs.map((l, i) => l.acceptedPerSec / ceilings[i]!)
   return {
     accepted: med(logs, (l) => l.acceptedPerSec),
+    ceiling: ceilings === null ? null : median(ceilings),
+    ratio: ratios === null ? null : median(ratios),
+    ratios,
     drain: med(logs, (l) => l.drainSeconds),
     stored: med(logs, (l) => l.stored / (l.loadSeconds + l.drainSeconds)),
     lost: logs.map((l) => l.accepted - l.stored),
@@ -335,7 +348,11 @@ ${table(
     [`rpc, ${codes} codes, rate limits on: ratio to the ceiling`, ratio(rp.limitsOn.rpc), COMMANDS.readPath],
     ['Redis commands per warm callbacks request, rate limits off / on', `${fixed(rp.commands.off.perRequest, 3)} / ${fixed(rp.commands.on.perRequest, 3)}`, COMMANDS.readPath],
     [`bind at ${settings.bindRate}/s: p50 / p99`, `${fixed(med(r.bind, (b) => b.p50))} / ${fixed(med(r.bind, (b) => b.p99))} ms`, COMMANDS.full],
-    ['log events: accepted per second / stored per second end to end / lost', `${int(logs.accepted)} / ${int(logs.stored)} / ${logs.lost.join(', ')}`, COMMANDS.full],
+    [
+      'log events: accepted per second (ratio to the ceiling) / stored per second end to end / lost',
+      `${int(logs.accepted)} (${logs.ratio === null ? 'ceiling not measured' : `**${fixed(logs.ratio)}** of ${int(logs.ceiling!)}`}) / ${int(logs.stored)} / ${logs.lost.join(', ')}`,
+      COMMANDS.full,
+    ],
     ['log events stored per second from a backlog (the storing half alone)', int(backlogRate(r.backlog)), COMMANDS.logStore],
     ['presence propagation through the gateway: p50 / p99', `${fixed(med(r.propagation, (p) => p.p50Ms))} / ${fixed(med(r.propagation, (p) => p.p99Ms))} ms`, COMMANDS.full],
     ['Redis bytes per linked user', `${int(r.memory.keyBytesPerUser)} B`, COMMANDS.full],

@@ -52,8 +52,10 @@ function load(reqPerSec: number, p50: number, p99: number, serverCores: number, 
   return { reqPerSec, p50, p99, bad: 0, serverCores, redisCores, loadCores }
 }
 
-function logRun(accepted: number, stored: number, rejected = 0): LogRun {
-  return { accepted, acceptedPerSec: 2351, loadSeconds: 5.1, drainSeconds: 3.21, stored, rejected }
+/** A log run; `ceilingPerSec` null: the run did not measure the ceiling. */
+function logRun(accepted: number, stored: number, rejected = 0, ceilingPerSec: number | null = 4702): LogRun {
+  const run: LogRun = { accepted, acceptedPerSec: 2351, loadSeconds: 5.1, drainSeconds: 3.21, stored, rejected }
+  return ceilingPerSec === null ? run : { ...run, ceilingPerSec }
 }
 
 const comparison = (route: Comparison['route'], bodyBytes: number, service: LoadRun[], ceiling: LoadRun[]): Comparison => ({ route, bodyBytes, service, ceiling })
@@ -202,6 +204,8 @@ t.test('the report cannot contradict itself', async (t) => {
   t.same(ratios(summary.slice(0, 4)), ['0.90', '0.93', '0.49', '0.48'])
   const streams = tableAfter(report, '### Streams')
   const median = streams.at(-1)!
+  const logs = tableAfter(report, '### Log events: accepted, then stored')
+  t.equal(summary[6]![1], `${logs[0]![0]} (**${logs[0]![2]}** of ${logs[0]![1]}) / ${logs[0]![5]} / ${logs[0]![6]}`, "the log row is the section's accepted, ratio, ceiling, stored and lost")
   const backlog = tableAfter(report, '### Log events: a backlog stored')
   t.equal(summary[7]![1], backlog[0]![0], "the backlog's stored/s is the section's median")
   t.same(backlog[0], ['24,000', '21.0', '17.0', '5.0', '24,000, 25,000, 20,000'], 'medians per event: worker 1.26 s / 60,000 events = 21.0 µs')
@@ -355,19 +359,30 @@ const sections: Array<{ name: string; rendered: () => string; expected: string }
   },
   {
     name: 'a log section with a lost event fails the zero-loss check and says where',
-    rendered: () => renderLogSection([logRun(1500, 1500), logRun(1497, 1494, 3)], twoRuns),
+    rendered: () => renderLogSection([logRun(1500, 1500, 0, 4702), logRun(1497, 1494, 3, 3918)], twoRuns),
     expected: [
       '### Log events: accepted, then stored',
       '',
       'Command: `npm run bench` (this section alone, with where the CPU went: `node dist/tools/bench/log-ingest.js` after `npm run build:tools`). autocannon posts 1,500 events to `POST /api/v1/log/server` per run over 4 connections, as fast as they are accepted, after a run of 5,000 not counted;',
       'then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.',
+      "Right after each run the same load goes to the ceiling: plain hyper-express on this machine that reads and parses each body and answers the front's own 200, nothing more",
+      '(tools/bench/ceiling-app.ts), so the ratio says how much of what this machine can answer the service accepts.',
       '',
-      '| accepted/s (median) | drain after load, s (median) | stored/s end to end (median) | lost (accepted − stored), every run | rejected |',
-      '| --- | --- | --- | --- | --- |',
-      '| 2,351 | 3.21 | 180 | 0, 3 | 0, 3 |',
+      '| accepted/s (median) | ceiling answered/s (median) | accepted / ceiling (median of the runs) | every run | drain after load, s (median) | stored/s end to end (median) | lost (accepted − stored), every run | rejected |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| 2,351 | 4,310 | 0.55 | 0.50, 0.60 | 3.21 | 180 | 0, 3 | 0, 3 |',
       '',
       'Zero-loss check: **FAILED**: see the lost column.',
       'Runs (accepted events): 1,500, 1,497.',
+    ].join('\n'),
+  },
+  {
+    name: 'a log section whose runs did not all measure the ceiling says so instead of a ratio',
+    rendered: () => renderLogSection([logRun(1500, 1500, 0, 4702), logRun(1500, 1500, 0, null)], twoRuns).split('\n').slice(7, 10).join('\n'),
+    expected: [
+      '| accepted/s (median) | ceiling answered/s (median) | accepted / ceiling (median of the runs) | every run | drain after load, s (median) | stored/s end to end (median) | lost (accepted − stored), every run | rejected |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| 2,351 | not measured | not measured | not measured | 3.21 | 181 | 0, 0 | 0, 0 |',
     ].join('\n'),
   },
   {
