@@ -19,7 +19,7 @@ import { startCeiling } from './measurements/ceiling-comparison.js'
 import { measureGatewayMemory, type GatewayMemoryResult } from './measurements/gateway-memory.js'
 import { issueFresh } from '../harness/issue-fresh.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
-import { logAnswer, logCeilingRun, logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
+import { logAnswer, logCeilingRun, logRun, warmUpLogCeiling, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
 import { BACKLOG_BATCH, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
 import { measurePresencePropagation, type PropagationResult } from './measurements/presence-propagation.js'
 import { measureReadPath } from './measurements/read-path.js'
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
 
     load.section('log ingestion')
     await warmUpLogs(env, SETTINGS)
-    await logCeilingRun(env, { ...SETTINGS, logEvents: WARMUP_EVENTS }, 200)
+    await warmUpLogCeiling(env, SETTINGS)
     const logs: LogRun[] = []
     for (let run = 1; run <= SETTINGS.runs; run++) {
       const l = await logRun(env, SETTINGS, run)

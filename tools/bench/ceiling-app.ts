@@ -6,16 +6,16 @@
  * service's own 200, nothing more.
  */
 import HyperExpress from 'hyper-express'
-import type { CeilingAnswer } from './measurements/ceiling-comparison.js'
+import type { CeilingAnswer, CeilingAnswers } from './measurements/ceiling-comparison.js'
 
 const TEXT = 'text/plain; charset=utf-8'
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** What the ceiling answers: callbacks and rpc, and log events when `log` is given (the service's 200 to one). */
-export interface CeilingAnswers {
-  callbacks: CeilingAnswer
-  rpc: CeilingAnswer
-  log?: CeilingAnswer
+/** Sends `body` as `type` with the copied `headers`. */
+function answer(res: HyperExpress.Response, type: string, headers: ReadonlyArray<[string, string]>, body: Buffer): void {
+  res.header('content-type', type)
+  for (const [name, value] of headers) res.header(name, value)
+  res.send(body)
 }
 
 /** Headers the server writes itself (or uWS does), which the ceiling must not copy. */
@@ -36,11 +36,7 @@ export async function listenCeiling(port: number, answers: CeilingAnswers): Prom
     // Encoded once, as the front keeps its remembered answers: the bytes go out without a conversion per request.
     const body = Buffer.from(answers[route].text, 'utf8')
     const headers = copiedHeaders(answers[route])
-    app.get(`/api/v1/${route}/:codes`, (_req, res) => {
-      res.header('content-type', TEXT)
-      for (const [name, value] of headers) res.header(name, value)
-      res.send(body)
-    })
+    app.get(`/api/v1/${route}/:codes`, (_req, res) => answer(res, TEXT, headers, body))
   }
   const logAnswer = answers.log
   if (logAnswer !== undefined) {
@@ -53,9 +49,7 @@ export async function listenCeiling(port: number, answers: CeilingAnswers): Prom
         res.status(400).header('content-type', JSON_TYPE).send('{"error":"invalid_json"}')
         return
       }
-      res.header('content-type', JSON_TYPE)
-      for (const [name, value] of headers) res.header(name, value)
-      res.send(body)
+      answer(res, JSON_TYPE, headers, body)
     })
   }
   await app.listen(port, '127.0.0.1')

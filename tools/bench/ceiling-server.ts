@@ -7,7 +7,8 @@
  * With a log answer it also takes log events (ceiling-app.ts), for the ingestion's ratio to the ceiling.
  * Protocol (IPC): receives `{port, callbacks, rpc, log?}` (each a `CeilingAnswer`), listens on 127.0.0.1:port, replies `{ready: true}`.
  */
-import { listenCeiling, type CeilingAnswers } from './ceiling-app.js'
+import { listenCeiling } from './ceiling-app.js'
+import type { CeilingAnswers } from './measurements/ceiling-comparison.js'
 
 interface Setup extends CeilingAnswers {
   port: number

@@ -21,7 +21,8 @@ import { createScratch } from '../harness/scratch.js'
 import { fixed, int, median, table } from '../harness/stats.js'
 import { startBenchEnv } from './measurements/bench-env.js'
 import { startCeiling } from './measurements/ceiling-comparison.js'
-import { logAnswer, logCeilingRun, logRun, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
+import { logAnswer, logCeilingRun, logRun, warmUpLogCeiling, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
+import { logMedians } from './report/render-report.js'
 import { SETTINGS } from './settings.js'
 
 const log = createBenchLog('log-ingest')
@@ -57,9 +58,9 @@ async function main(): Promise<void> {
     bench.ceilingPid = (await startCeiling(ceilingPort, { callbacks: none, rpc: none, log: await logAnswer(bench) })).pid
     log(`front (FRONT_WORKERS=${values['front-workers']}) and worker up; ${proxied ? 'rate limits on (log=30/60), client addresses through TRUST_PROXY=127.0.0.1' : 'rate limits off, one client address'}`)
     await warmUpLogs(bench, settings, { proxied })
-    await logCeilingRun(bench, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, { proxied })
-    // Per run: the ceiling's events per second and its CPU microseconds per event, right after the service's run.
-    const ceiling: Array<{ perSec: number; cpuPerEvent: number }> = []
+    await warmUpLogCeiling(bench, settings, { proxied })
+    // Per run: the ceiling server's CPU microseconds per event, in its run right after the service's.
+    const ceilingCpu: number[] = []
     const runs: LogRun[] = []
     const cpu: string[][] = []
     // CPU microseconds per accepted event, per run, in the order of `used`.
@@ -89,14 +90,16 @@ async function main(): Promise<void> {
       cpu.push([String(run), ...used.map((s) => fixed(s)), fixed(seconds)])
       perEvent.push(used.map((s) => (s * 1e6) / r.accepted))
       runs.push(r)
-      const ceilingCpu = await cpuSeconds(bench.ceilingPid)
+      const ceilingBefore = await cpuSeconds(bench.ceilingPid)
       const perSec = await logCeilingRun(bench, settings, run, { proxied })
-      ceiling.push({ perSec, cpuPerEvent: (((await cpuSeconds(bench.ceilingPid)) - ceilingCpu) * 1e6) / settings.logEvents })
+      ceilingCpu.push((((await cpuSeconds(bench.ceilingPid)) - ceilingBefore) * 1e6) / settings.logEvents)
       r.ceilingPerSec = perSec
       log(
         `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s; the ceiling ${int(perSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
       )
     }
+    // The ceiling's median and the ratios, as BENCHMARKS.md computes them.
+    const vsCeiling = logMedians(runs)
     const lost = runs.map((r) => r.accepted - (r.distinct ?? r.stored))
     const twice = runs.map((r) => r.stored - (r.distinct ?? r.stored))
     console.log(
@@ -122,10 +125,10 @@ async function main(): Promise<void> {
           ['ceiling answered/s (median)', 'accepted / ceiling (median of the runs)', 'every run', 'ceiling server µs of CPU per event (median)'],
           [
             [
-              int(median(ceiling.map((c) => c.perSec))),
-              fixed(median(runs.map((r, i) => r.acceptedPerSec / ceiling[i]!.perSec))),
-              runs.map((r, i) => fixed(r.acceptedPerSec / ceiling[i]!.perSec)).join(', '),
-              fixed(median(ceiling.map((c) => c.cpuPerEvent)), 1),
+              int(vsCeiling.ceiling ?? Number.NaN),
+              fixed(vsCeiling.ratio ?? Number.NaN),
+              (vsCeiling.ratios ?? []).map((x) => fixed(x)).join(', '),
+              fixed(median(ceilingCpu), 1),
             ],
           ],
         ),

@@ -5,7 +5,6 @@
 import autocannon, { type Options, type Result } from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import type { TextResponse } from '../../harness/http.js'
-import type { CeilingAnswers } from '../ceiling-app.js'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
 import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
@@ -43,6 +42,13 @@ interface CpuTargets {
 
 /** What the ceiling answers to one route: the service's own response to it, its body and the headers it sent with it. */
 export type CeilingAnswer = Pick<TextResponse, 'text' | 'headers'>
+
+/** What a ceiling answers: callbacks and rpc, and log events when `log` is given (the service's 200 to one). */
+export interface CeilingAnswers {
+  callbacks: CeilingAnswer
+  rpc: CeilingAnswer
+  log?: CeilingAnswer
+}
 
 /**
  * Starts a ceiling server (`name` in the bench's log) on `port`, answering callbacks, rpc and (when given) log events

@@ -157,3 +157,8 @@ export const WARMUP_EVENTS = 5000
 export async function warmUpLogs(env: BenchEnv, settings: BenchSettings, options: LogRunOptions = { proxied: false }): Promise<void> {
   await logRun(env, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, options)
 }
+
+/** The same short run against the ceiling, not counted. */
+export async function warmUpLogCeiling(env: BenchEnv, settings: BenchSettings, options: LogRunOptions = { proxied: false }): Promise<void> {
+  await logCeilingRun(env, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, options)
+}

@@ -209,7 +209,7 @@ function streamMedians(runs: readonly StreamRun[]) {
  * The log figures the summary and the section share: medians over the runs, every run's loss, and the ceiling's
  * rate with each run's ratio to it (null when a run did not measure the ceiling).
  */
-function logMedians(logs: readonly LogRun[]) {
+export function logMedians(logs: readonly LogRun[]) {
   const ceilings = logs.every((l) => l.ceilingPerSec !== undefined) ? logs.map((l) => l.ceilingPerSec!) : null
   const ratios = ceilings === null ? null : logs.map((l, i) => l.acceptedPerSec / ceilings[i]!)
   return {
