@@ -18,6 +18,21 @@ export async function sumCpuSeconds(pids: readonly number[]): Promise<number> {
   return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
 }
 
+/**
+ * CPU seconds that `pids` use from now until `spent()`, added up pid by pid. A pid that cannot be read at either end
+ * (a short-lived child, such as a balancer's health-check script, that ended or began in between) is left out rather
+ * than turning the sum into NaN: what it used cannot be told from /proc.
+ */
+export async function cpuMeter(pids: readonly number[]): Promise<{ spent: () => Promise<number> }> {
+  const start = await Promise.all(pids.map(cpuSeconds))
+  return {
+    spent: async () => {
+      const end = await Promise.all(pids.map(cpuSeconds))
+      return end.reduce((sum, e, i) => (Number.isNaN(e) || Number.isNaN(start[i]!) ? sum : sum + e - start[i]!), 0)
+    },
+  }
+}
+
 /** The direct children of a process (a cluster primary's workers); none when /proc cannot tell. */
 export async function childPids(pid: number): Promise<number[]> {
   try {

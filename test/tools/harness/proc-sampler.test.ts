@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import t from 'tap'
-import { childPids, cpuSeconds, rssBytes, sumCpuSeconds } from '../../../tools/harness/proc-sampler.js'
+import { childPids, cpuMeter, cpuSeconds, rssBytes, sumCpuSeconds } from '../../../tools/harness/proc-sampler.js'
 
 /** /proc's figures are tick-sampled and scaled by the kernel, so they may differ from getrusage by a few ticks. */
 const SLACK = 0.1
@@ -44,4 +44,20 @@ t.test('childPids lists a spawned child, and a gone pid reads as nothing', async
   t.notOk((await childPids(process.pid)).includes(child.pid!))
   t.ok(Number.isNaN(await cpuSeconds(child.pid!)))
   t.ok(Number.isNaN(await rssBytes(child.pid!)))
+})
+
+t.test('cpuMeter counts what a pid used in between, and leaves out a pid that ended meanwhile instead of reading NaN', async (t) => {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+  t.teardown(() => child.kill('SIGKILL'))
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const meter = await cpuMeter([process.pid, child.pid!])
+  const before = used()
+  let x = 0
+  while (used() < before + 0.3) for (let i = 0; i < 1e6; i++) x += i % 7
+  t.ok(x >= 0)
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+  const spent = await meter.spent()
+  t.ok(spent >= 0.3 - SLACK && spent <= used() - before + SLACK, `${spent} is about the 0.3 s this process spun`)
+  t.equal(await (await cpuMeter([])).spent(), 0)
 })

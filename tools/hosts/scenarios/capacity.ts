@@ -5,7 +5,7 @@
  * same run is the figure to read, not the absolute numbers.
  */
 import autocannon from 'autocannon'
-import { sumCpuSeconds } from '../../harness/proc-sampler.js'
+import { cpuMeter } from '../../harness/proc-sampler.js'
 import { descendantPidsSync, type BenchProcess } from '../../harness/processes.js'
 import type { Deployment } from '../deployment.js'
 import { linkPlayer, setActivity } from '../players.js'
@@ -43,11 +43,11 @@ export async function capacityScenario(dep: Deployment, log: (m: string) => void
         // CPU used during the run (cores = CPU seconds / wall seconds), read from /proc around it.
         const lbPids = treeOf(dep.lb)
         const frontPids = [...treeOf(dep.parts.get('front-a')), ...treeOf(dep.parts.get('front-b'))]
-        const [lb0, fronts0, t0] = [await sumCpuSeconds(lbPids), await sumCpuSeconds(frontPids), Date.now()]
+        const [lbCpu, frontCpu, t0] = [await cpuMeter(lbPids), await cpuMeter(frontPids), Date.now()]
         const r = await autocannon({ url: `${base}${path}`, connections: CONNECTIONS, duration: SECONDS })
         const wall = (Date.now() - t0) / 1000
-        const lbCores = ((await sumCpuSeconds(lbPids)) - lb0) / wall
-        const frontCores = ((await sumCpuSeconds(frontPids)) - fronts0) / wall
+        const lbCores = (await lbCpu.spent()) / wall
+        const frontCores = (await frontCpu.spent()) / wall
         results[kind].push({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, lbCores, frontCores })
         log(`capacity: ${kind} run ${run + 1}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, CPU: balancer ${lbCores.toFixed(2)}, fronts ${frontCores.toFixed(2)} cores`)
       }
