@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { QueueName } from '../../src/queue/names.js'
 import { closeHttp } from '../harness/http.js'
-import { cpuSeconds, sumCpuSeconds } from '../harness/proc-sampler.js'
+import { cpuMeter, cpuSeconds } from '../harness/proc-sampler.js'
 import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/processes.js'
 import { createScratch } from '../harness/scratch.js'
 import { fixed, int, median, table } from '../harness/stats.js'
@@ -66,9 +66,8 @@ async function main(): Promise<void> {
     // CPU microseconds per accepted event, per run, in the order of `used`.
     const perEvent: number[][] = []
     for (let run = 1; run <= Number(values.runs); run++) {
-      const front = await bench.frontWorkerPids()
+      const front = await cpuMeter(await bench.frontWorkerPids())
       const before = {
-        front: await sumCpuSeconds(front),
         redis: await cpuSeconds(bench.redisPid ?? 0),
         worker: await cpuSeconds(bench.workerPid),
         mysql: await cpuSeconds(bench.mysqlPid ?? 0),
@@ -80,7 +79,7 @@ async function main(): Promise<void> {
       const seconds = (Date.now() - started) / 1000
       const self = process.cpuUsage(before.self)
       const used = [
-        (await sumCpuSeconds(front)) - before.front,
+        await front.spent(),
         (await cpuSeconds(bench.redisPid ?? 0)) - before.redis,
         (await cpuSeconds(bench.workerPid)) - before.worker,
         (await cpuSeconds(bench.mysqlPid ?? 0)) - before.mysql,

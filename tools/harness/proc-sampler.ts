@@ -13,11 +13,6 @@ export async function cpuSeconds(pid: number): Promise<number> {
   }
 }
 
-/** The sum of `cpuSeconds` over `pids`. */
-export async function sumCpuSeconds(pids: readonly number[]): Promise<number> {
-  return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
-}
-
 /**
  * CPU seconds that `pids` use from now until `spent()`, added up pid by pid. A pid that cannot be read at either end
  * (a short-lived child, such as a balancer's health-check script, that ended or began in between) is left out rather

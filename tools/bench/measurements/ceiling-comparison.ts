@@ -6,7 +6,7 @@ import autocannon, { type Options, type Result } from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import type { TextResponse } from '../../harness/http.js'
 import { startProcess, type BenchProcess } from '../../harness/processes.js'
-import { cpuSeconds, sumCpuSeconds } from '../../harness/proc-sampler.js'
+import { cpuMeter, cpuSeconds } from '../../harness/proc-sampler.js'
 import type { BenchSettings } from '../settings.js'
 import { fixed, int } from '../../harness/stats.js'
 import type { BenchEnv } from './bench-env.js'
@@ -76,8 +76,8 @@ function cannon(settings: BenchSettings, url: string, seconds: number, traffic?:
 }
 
 async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets, traffic?: ClientTraffic): Promise<LoadRun> {
-  const pids = await cpu.server()
-  const before = { server: await sumCpuSeconds(pids), redis: cpu.redis === undefined ? Number.NaN : await cpuSeconds(cpu.redis), load: process.cpuUsage() }
+  const server = await cpuMeter(await cpu.server())
+  const before = { redis: cpu.redis === undefined ? Number.NaN : await cpuSeconds(cpu.redis), load: process.cpuUsage() }
   const started = performance.now()
   const r = await cannon(settings, url, settings.loadSeconds, traffic)
   const wall = (performance.now() - started) / 1000
@@ -88,7 +88,7 @@ async function measuredRun(settings: BenchSettings, url: string, cpu: CpuTargets
     p50: r.latency.p50,
     p99: r.latency.p99,
     bad: r.non2xx + r.errors + r.timeouts,
-    serverCores: ((await sumCpuSeconds(pids)) - before.server) / wall,
+    serverCores: (await server.spent()) / wall,
     redisCores: redis / wall,
     loadCores: (load.user + load.system) / 1e6 / wall,
   }
