@@ -11,8 +11,10 @@ export interface BenchSettings {
   warmupSeconds: number
   bindRate: number
   bindSeconds: number
-  /** Log events per ingestion run: 60,000 so a run lasts seconds (at 12,000 it was over in about 1.5 s, half of it warming up). */
+  /** Log events per run of the measurements that post a fixed number (the backlog, replica waits). */
   logEvents: number
+  /** Seconds of each single-event ingestion run (wrk runs for a time, not a count). */
+  logSeconds: number
   /** Connections posting them: a burst of many game servers flushing what they buffered, as after an outage. */
   logConnections: number
   memoryUsers: number
@@ -34,6 +36,7 @@ export const SETTINGS: BenchSettings = {
   bindRate: 100,
   bindSeconds: 10,
   logEvents: 60_000,
+  logSeconds: 5,
   logConnections: 100,
   memoryUsers: 1000,
   frontWorkers: 1,

@@ -7,7 +7,7 @@
 import type { BindRun } from '../measurements/bind-rate.js'
 import type { Comparison, LoadRun } from '../measurements/ceiling-comparison.js'
 import type { GatewayMemoryResult } from '../measurements/gateway-memory.js'
-import { WARMUP_EVENTS, type LogRun } from '../measurements/log-accept-store.js'
+import { lostOf, WARMUP_EVENTS, type LogRun } from '../measurements/log-accept-store.js'
 import { backlogCpuPerEvent, backlogRate, type BacklogRun } from '../measurements/log-backlog.js'
 import type { PropagationResult } from '../measurements/presence-propagation.js'
 import type { ReadPathResult } from '../measurements/read-path.js'
@@ -219,7 +219,7 @@ export function logMedians(logs: readonly LogRun[]) {
     ratios,
     drain: med(logs, (l) => l.drainSeconds),
     stored: med(logs, (l) => l.stored / (l.loadSeconds + l.drainSeconds)),
-    lost: logs.map((l) => l.accepted - l.stored),
+    lost: logs.map(lostOf),
   }
 }
 

@@ -40,6 +40,7 @@ const SETTINGS: BenchSettings = {
   bindRate: 100,
   bindSeconds: 10,
   logEvents: 12_000,
+  logSeconds: 5,
   logConnections: 50,
   memoryUsers: 1000,
   frontWorkers: 1,
