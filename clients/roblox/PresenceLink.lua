@@ -34,7 +34,7 @@ See docs/roblox.md for the ten-minute guide and README.md next to this file for 
 local PresenceLink = {}
 PresenceLink.__index = PresenceLink
 
-PresenceLink.VERSION = "1.1.0"
+PresenceLink.VERSION = "2.0.0"
 
 -- Letters new codes never contain, and the digit a player meant (O is zero; I and a lowercase l are one).
 PresenceLink.LOOK_ALIKES = { O = "0", I = "1", L = "1" }
@@ -1299,8 +1299,8 @@ end
 -- Each batch has its own Idempotency-Key. A 429 (after its Retry-After), a 5xx or no answer sends the same batch
 -- again under the same key, after 1 s doubled per failure in a row up to LOG_RETRY_MAX_SECONDS, so the service
 -- stores it once. 422 invalid_events: the events it names are dropped and reported (onLogDropped), the rest goes
--- again under a new key. 413: split in two. 401: kept and tried again every LOG_UNAUTHORIZED_RETRY_SECONDS. Any
--- other refusal drops the batch (refused, reported).
+-- again under a new key. 413: split (to the answer's max_events, kept to from then on, or in two). 401: kept and
+-- tried again every LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops the batch (refused, reported).
 -- game:BindToClose calls closeLogs: everything queued is sent, highest category first, without the spacing, for at
 -- most logCloseSeconds (25 of the 30 s Roblox gives); what is left then is dropped (shutdown).
 
@@ -1346,6 +1346,8 @@ newLogQueue = function(link, options)
   local self = setmetatable({
     link = link,
     capacity = options.size or PresenceLink.DEFAULT_LOG_QUEUE_SIZE,
+    -- Lowered when the service answers 413 with the most events it takes (its whole log_events budget is smaller).
+    batchMax = PresenceLink.LOG_BATCH_MAX_EVENTS,
     requestsPerWindow = requests,
     eventsPerWindow = math.max(1, options.eventsPerMinute or PresenceLink.DEFAULT_LOG_EVENTS_PER_MINUTE),
     window = link.governor.window,
@@ -1602,7 +1604,7 @@ end
 
 function LogQueue:full(category)
   local q = self.waiting[category]
-  return q.last - q.first + 1 >= math.min(PresenceLink.LOG_BATCH_MAX_EVENTS, self.eventsPerWindow)
+  return q.last - q.first + 1 >= math.min(self.batchMax, self.eventsPerWindow)
     or self.waitingBytes[category] + LOG_BODY_OVERHEAD >= PresenceLink.LOG_BATCH_MAX_BYTES
 end
 
@@ -1630,7 +1632,7 @@ end
 -- budget), in a body of at most LOG_BATCH_MAX_BYTES.
 function LogQueue:batchSize(category)
   local q = self.waiting[category]
-  local limit = math.min(PresenceLink.LOG_BATCH_MAX_EVENTS, self.eventsPerWindow, q.last - q.first + 1)
+  local limit = math.min(self.batchMax, self.eventsPerWindow, q.last - q.first + 1)
   local bytes = LOG_BODY_OVERHEAD
   local n = 0
   while n < limit do
@@ -1762,7 +1764,7 @@ function LogQueue:failed(batch, response, err, now)
   elseif status == 422 and err.errorCode == "idempotency_key_reused" then
     batch.key, batch.sends = self:newKey(), 0
   elseif status == 413 and #batch.events > 1 then
-    self:split(batch)
+    self:split(batch, answer)
   else
     self:remove(batch)
     self:drop("refused", batch.category, batch.events, err)
@@ -1804,22 +1806,31 @@ function LogQueue:dropInvalid(batch, answer, err)
   end
 end
 
--- 413: the batch becomes two, each with its own key.
-function LogQueue:split(batch)
-  local list = self.batches[batch.category]
-  local half = math.floor(#batch.events / 2)
-  local first, second = {}, {}
-  for i, item in ipairs(batch.events) do
-    if i <= half then
-      table.insert(first, item)
-    else
-      table.insert(second, item)
-    end
+-- 413: the batch is more than the service takes. It becomes batches of at most the answer's max_events (the whole
+-- log_events budget, when that is smaller than a batch: remembered for the batches to come), or two halves (a body
+-- too large), each with its own key.
+function LogQueue:split(batch, answer)
+  local size = answer ~= nil and type(answer.detail) == "table" and tonumber(answer.detail.max_events) or nil
+  if size ~= nil and size >= 1 and size < #batch.events then
+    size = math.floor(size)
+    self.batchMax = math.min(self.batchMax, size)
+    self.eventsPerWindow = math.min(self.eventsPerWindow, size)
+  else
+    size = math.ceil(#batch.events / 2)
   end
+  local pieces = {}
+  for i, item in ipairs(batch.events) do
+    local piece = math.floor((i - 1) / size) + 1
+    pieces[piece] = pieces[piece] or {}
+    table.insert(pieces[piece], item)
+  end
+  local list = self.batches[batch.category]
   for i = 1, #list do
     if list[i] == batch then
-      list[i] = newBatch(self, batch.category, first)
-      table.insert(list, i + 1, newBatch(self, batch.category, second))
+      table.remove(list, i)
+      for p = #pieces, 1, -1 do
+        table.insert(list, i, newBatch(self, batch.category, pieces[p]))
+      end
       return
     end
   end

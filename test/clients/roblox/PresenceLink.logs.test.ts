@@ -14,35 +14,10 @@
  */
 import t, { type Test } from 'tap'
 import { runLuaScenario } from '../../helpers/lua-scenario.js'
-import { eventually, startStack, type Stack } from '../../helpers/stack.js'
+import { storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
+import { startStack } from '../../helpers/stack.js'
 
 const WINDOW = 6
-
-/** A request the module made to the log route, as test/clients/roblox/harness.lua records it. */
-interface LogRequest {
-  category: string
-  events: number
-  key: string
-  at: number
-  status?: number
-  retryAfter?: number
-  refused: boolean
-  answerLost: boolean
-  descriptions: string[]
-}
-
-/** The rows stored under a description prefix, once `count` of them are there (the worker stores after the 200). */
-async function storedRows(stack: Stack, prefix: string, count: number) {
-  const rows = () => stack.db.selectFrom('log_entries').select(['category', 'event_type', 'description', 'code', 'platform_username', 'platform_user_id', 'issued_by']).where('description', 'like', `${prefix}%`).execute()
-  await eventually(async () => ((await rows()).length >= count ? true : undefined), 30_000, `${count} rows under ${prefix}`)
-  return rows()
-}
-
-/** Descriptions that occur more than once. */
-function twice(rows: Array<{ description: string }>): string[] {
-  const seen = new Set<string>()
-  return rows.filter((r) => (seen.has(r.description) ? true : (seen.add(r.description), false))).map((r) => r.description)
-}
 
 /** The most requests and events in any stretch of `seconds`. */
 function busiest(requests: LogRequest[], seconds: number): { requests: number; events: number } {
@@ -85,9 +60,9 @@ t.test('the log queue against the real service', async (t) => {
     checkArithmetic(t, small.stats, 'small')
     const smallRequests: LogRequest[] = small.requests
     t.same(smallRequests.map((r) => [r.events, r.status]), Array.from({ length: 20 }, () => [100, 200]), '20 batches of 100, each answered 200')
-    const smallRows = await storedRows(stack, 'burst small ', 2000)
+    const smallRows = await storedEntries(stack, 'burst small ')
     t.equal(smallRows.length, 2000)
-    t.same(twice(smallRows), [], 'none stored twice')
+    t.same(storedTwice(smallRows), [], 'none stored twice')
     t.same(new Set(smallRows.map((r) => r.description)), new Set(Array.from({ length: 2000 }, (_, i) => `burst small ${i + 1}`)), 'the first 2,000, in full')
 
     const big = out.big
@@ -102,9 +77,9 @@ t.test('the log queue against the real service', async (t) => {
     t.ok(most.requests <= 28, `at most 28 requests in any ${WINDOW} s (the service allows 30): ${most.requests}`)
     t.ok(most.events <= 2800, `at most 2,800 events in any ${WINDOW} s (the service allows 3,000): ${most.events}`)
     t.ok(bigRequests.at(-1)!.at - bigRequests[0]!.at >= WINDOW, '50 batches did not go at once: they were spread over more than a window')
-    const bigRows = await storedRows(stack, 'burst big ', 5000)
+    const bigRows = await storedEntries(stack, 'burst big ')
     t.equal(bigRows.length, 5000)
-    t.same(twice(bigRows), [], 'each of the 5,000 stored exactly once')
+    t.same(storedTwice(bigRows), [], 'each of the 5,000 stored exactly once')
     const categories = ['ingame', 'server', 'moderation']
     t.ok(bigRows.every((r) => r.category === categories[Number(r.description.split(' ')[2]) % 3]), 'each in its category')
   })
@@ -124,7 +99,7 @@ t.test('the log queue against the real service', async (t) => {
     t.equal(out.flushed, true)
     t.match(out.after, { received: 21, sent: 10, queuedTotal: 0, droppedTotal: 11 })
     checkArithmetic(t, out.after, 'after the flush')
-    const rows = await storedRows(stack, 'drops ', 10)
+    const rows = await storedEntries(stack, 'drops ')
     t.same(rows.map((r) => r.description).sort(), ['drops moderation 1', 'drops moderation 2', 'drops moderation 3', 'drops moderation 4', 'drops moderation 5', 'drops moderation 6', 'drops moderation 7', 'drops server 1', 'drops server 2', 'drops server 3'], 'the oldest server events and every moderation event were kept; no ingame one')
   })
 
@@ -140,9 +115,9 @@ t.test('the log queue against the real service', async (t) => {
     t.match(out.stats, { received: 185, sent: 185, queuedTotal: 0, droppedTotal: 0, closed: true })
     checkArithmetic(t, out.stats, 'close')
     t.match(out.afterClose, { ok: false, queued: false, errorCode: 'closed' }, 'after the close, log() queues nothing')
-    const rows = await storedRows(stack, 'close open ', 185)
+    const rows = await storedEntries(stack, 'close open ')
     t.equal(rows.length, 185)
-    t.same(twice(rows), [])
+    t.same(storedTwice(rows), [])
     t.equal(rows.filter((r) => r.description.startsWith('close open leaving ')).length, 5, 'the events logged while closing were sent too')
 
     const down = out.down
@@ -187,7 +162,7 @@ t.test('the log queue against the real service', async (t) => {
     t.same(out.stats.dropped, { queue_full: 0, invalid: 4, refused: 0, shutdown: 0 })
     checkArithmetic(t, out.stats, 'invalid')
 
-    const rows = await storedRows(stack, 'invalid ', 4)
+    const rows = await storedEntries(stack, 'invalid ')
     t.same(rows.map((r) => r.description).sort(), ['invalid valid 1', 'invalid valid 2', 'invalid valid 3', 'invalid valid 4'], 'the valid events stored, the invalid ones not')
     t.match(rows.find((r) => r.description === 'invalid valid 1'), { category: 'moderation', event_type: 'kick', code: code.code, platform_username: 'Lua_Player', issued_by: 'ModBob' })
     t.equal(String(rows.find((r) => r.description === 'invalid valid 1')!.platform_user_id), '4242', 'the player gave both platform fields')
