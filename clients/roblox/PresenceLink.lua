@@ -12,7 +12,7 @@ ServerScriptService (game clients never see it; never put it in ReplicatedStorag
   local code = link:codeFor(player)                   -- a returning player's code, or nil
   local blocks, err = link:poll({ "K7QX", "AB12" })    -- one parsed block per code, its text filtered
   local watcher = link:watch({}, function(block) ... end)  -- then watcher:add(code, player), watcher:remove(code)
-  link:log("ingame", { event_type = "player_join", description = "joined", player = player })  -- queued: { queued = true }
+  link:log("ingame", { event_type = "player_join", description = "joined", player = player })  -- { queued = true }
   local stats = link:logStats()                        -- queued, sent, dropped by reason, retries, lastError
 
 Text: every username and activity line handed to game code went through TextService:FilterStringAsync (from the
