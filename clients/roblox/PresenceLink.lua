@@ -1300,7 +1300,8 @@ end
 -- again under the same key, after 1 s doubled per failure in a row up to LOG_RETRY_MAX_SECONDS, so the service
 -- stores it once. 422 invalid_events: the events it names are dropped and reported (onLogDropped), the rest goes
 -- again under a new key. 413: split (to the answer's max_events, kept to from then on, or in two). 401: kept and
--- tried again every LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops the batch (refused, reported).
+-- tried again after 5 s, doubled up to LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops the batch (refused,
+-- reported).
 -- game:BindToClose calls closeLogs: everything queued is sent, highest category first, without the spacing, for at
 -- most logCloseSeconds (25 of the 30 s Roblox gives); what is left then is dropped (shutdown).
 
@@ -1727,9 +1728,9 @@ function LogQueue:send(batch)
   self:failed(batch, response, err, now)
 end
 
-function LogQueue:backoff()
-  local base = math.min(PresenceLink.LOG_RETRY_MAX_SECONDS, 2 ^ (self.failures - 1))
-  return base * (0.75 + math.random() * 0.5)
+-- `first` seconds doubled per failure in a row, at most `most`, ±25 % (servers that failed together retry apart).
+function LogQueue:backoff(first, most)
+  return math.min(most, first * 2 ^ (self.failures - 1)) * (0.75 + math.random() * 0.5)
 end
 
 -- A batch the service did not take: sent again (same key), split, cut down to its valid events, or dropped.
@@ -1752,13 +1753,14 @@ function LogQueue:failed(batch, response, err, now)
   elseif status == 429 then
     self.stats.rateLimited = self.stats.rateLimited + 1
     self.failures = self.failures + 1
-    self.retryAt = now + (err.retryAfter or self:backoff())
+    self.retryAt = now + (err.retryAfter or self:backoff(1, PresenceLink.LOG_RETRY_MAX_SECONDS))
   elseif status == 0 or status == 408 or status >= 500 or err.errorCode == "body_incomplete" then
     self.failures = self.failures + 1
-    self.retryAt = now + math.max(self:backoff(), err.retryAfter or 0)
+    self.retryAt = now + math.max(self:backoff(1, PresenceLink.LOG_RETRY_MAX_SECONDS), err.retryAfter or 0)
   elseif status == 401 then
+    -- Kept: a key can be restored (a service whose Redis came back empty refuses valid keys until it copied them).
     self.failures = self.failures + 1
-    self.retryAt = now + PresenceLink.LOG_UNAUTHORIZED_RETRY_SECONDS
+    self.retryAt = now + self:backoff(5, PresenceLink.LOG_UNAUTHORIZED_RETRY_SECONDS)
   elseif status == 422 and err.errorCode == "invalid_events" then
     self:dropInvalid(batch, answer, err)
   elseif status == 422 and err.errorCode == "idempotency_key_reused" then
