@@ -13,6 +13,9 @@ import { runLuaScenario } from '../../helpers/lua-scenario.js'
 import { keysHeld, storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
 import { startStack } from '../../helpers/stack.js'
 
+// Back-offs and Retry-After make the module wait by design: room for a machine at half speed.
+t.setTimeout(240_000)
+
 t.test('no answer, a lost answer, Redis down', async (t) => {
   const redis = await privateRedis(t)
   const stack = await startStack(t, { env: { REDIS_URL: redis.url } })

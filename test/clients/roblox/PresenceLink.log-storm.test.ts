@@ -10,6 +10,9 @@ import { runLuaScenario } from '../../helpers/lua-scenario.js'
 import { keysHeld, storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
 import { startStack } from '../../helpers/stack.js'
 
+// The limits under test make the module wait by design: room for a machine at half speed.
+t.setTimeout(240_000)
+
 t.test('a 429 storm', async (t) => {
   const WINDOW = 4
   const stack = await startStack(t, { env: { RATE_LIMITS: `log=5/${WINDOW},log_events=250/${WINDOW}` } })
@@ -17,8 +20,8 @@ t.test('a 429 storm', async (t) => {
 
   t.test('a 429 storm: each Retry-After honoured, each batch sent again under its key, nothing lost or stored twice', async (t) => {
     const out = await runLuaScenario('logs-storm.lua', { ...env, TAG: 'storm' }, 150_000)
-    t.equal(out.logged, 900)
-    t.match(out.stats, { received: 900, sent: 900, queuedTotal: 0, droppedTotal: 0 }, 'the queue could hold everything, so nothing was dropped')
+    t.equal(out.logged, 600)
+    t.match(out.stats, { received: 600, sent: 600, queuedTotal: 0, droppedTotal: 0 }, 'the queue could hold everything, so nothing was dropped')
     t.ok(out.stats.rateLimited >= 2, `a storm of 429s: ${out.stats.rateLimited}`)
     t.ok(out.stats.retries >= out.stats.rateLimited, 'each 429 sent its batch again')
     const requests: LogRequest[] = out.requests
@@ -31,13 +34,13 @@ t.test('a 429 storm', async (t) => {
       }
     }
     const stored = await storedEntries(stack, 'storm ')
-    t.equal(stored.length, 900, 'every event stored')
+    t.equal(stored.length, 600, 'every event stored')
     t.same(storedTwice(stored), [], 'none twice')
   })
 })
 
 t.test('an events budget smaller than a batch', async (t) => {
-  const WINDOW = 3
+  const WINDOW = 2
   const stack = await startStack(t, { env: { RATE_LIMITS: `log_events=30/${WINDOW}` } })
   const env = { BASE_URL: stack.api, API_KEY: stack.apiKey }
 

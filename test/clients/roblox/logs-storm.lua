@@ -18,13 +18,13 @@ Harness.run(function()
       assert(link:log(CATEGORIES[n % 3 + 1], { event_type = "storm", description = TAG .. " " .. n }).queued)
     end
   end
-  wave(400)
+  wave(250)
   Harness.sleep(1)
-  wave(300)
+  wave(200)
   Harness.waitFor("a 429", function()
     return link:logStats().rateLimited > 0
   end, 30)
-  wave(200)
+  wave(150)
   Harness.waitFor("the queue to drain", function()
     return link:logStats().queuedTotal == 0
   end, 100)
