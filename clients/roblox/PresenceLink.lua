@@ -1299,9 +1299,9 @@ end
 -- Each batch has its own Idempotency-Key. A 429 (after its Retry-After), a 5xx or no answer sends the same batch
 -- again under the same key, after 1 s doubled per failure in a row up to LOG_RETRY_MAX_SECONDS, so the service
 -- stores it once. 422 invalid_events: the events it names are dropped and reported (onLogDropped), the rest goes
--- again under a new key. 413: split (to the answer's max_events, kept to from then on, or in two). 401: kept and
--- tried again after 5 s, doubled up to LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops the batch (refused,
--- reported).
+-- again under a new key. 413 (and 422 invalid_json): split (to the answer's max_events, kept to from then on, or in
+-- two). 401: kept and tried again after 5 s, doubled up to LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops
+-- the batch (refused, reported).
 -- game:BindToClose calls closeLogs: everything queued is sent, highest category first, without the spacing, for at
 -- most logCloseSeconds (25 of the 30 s Roblox gives); what is left then is dropped (shutdown).
 
@@ -1392,6 +1392,22 @@ local function logFailure(errorCode, detail)
   return result
 end
 
+-- True when a value holds a number JSON cannot hold: HttpService:JSONEncode writes inf and nan, which no JSON parser
+-- reads, so one such event would make its whole batch unreadable. Called on what JSONEncode took (no cycles).
+local function hasNonFinite(value, depth)
+  if type(value) == "number" then
+    return value ~= value or value == math.huge or value == -math.huge
+  end
+  if type(value) == "table" and depth < 16 then
+    for _, item in pairs(value) do
+      if hasNonFinite(item, depth + 1) then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 -- The event as the service reads it (`player` gives the two platform fields), as JSON; or nil and a failure.
 function LogQueue:encode(event)
   local body = {}
@@ -1409,6 +1425,9 @@ function LogQueue:encode(event)
   end)
   if not ok or type(json) ~= "string" then
     return nil, logFailure("invalid_event", "the event cannot be encoded as JSON (" .. tostring(json) .. "); nothing was queued")
+  end
+  if hasNonFinite(body, 0) then
+    return nil, logFailure("invalid_event", "the event holds an infinite or NaN number, which JSON cannot; nothing was queued")
   end
   if #json > PresenceLink.LOG_EVENT_MAX_BYTES then
     return nil, logFailure("event_too_large", "the event is " .. #json .. " bytes of JSON, over " .. PresenceLink.LOG_EVENT_MAX_BYTES .. " (a description holds at most 4000 characters); nothing was queued")
@@ -1765,7 +1784,8 @@ function LogQueue:failed(batch, response, err, now)
     self:dropInvalid(batch, answer, err)
   elseif status == 422 and err.errorCode == "idempotency_key_reused" then
     batch.key, batch.sends = self:newKey(), 0
-  elseif status == 413 and #batch.events > 1 then
+  elseif (status == 413 or err.errorCode == "invalid_json") and #batch.events > 1 then
+    -- invalid_json: the engine wrote something no parser reads; halving finds the event (then refused alone).
     self:split(batch, answer)
   else
     self:remove(batch)

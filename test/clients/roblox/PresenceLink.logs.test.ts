@@ -144,6 +144,7 @@ t.test('the log queue against the real service', async (t) => {
     t.match(out.refusedAtOnce.unknownCategory.detail, /^unknown log category "chat": use server, ingame or moderation/)
     t.match(out.refusedAtOnce.notATable, { ok: false, queued: false, errorCode: 'invalid_event' })
     t.match(out.refusedAtOnce.notJson, { ok: false, queued: false, errorCode: 'invalid_event' })
+    t.match(out.refusedAtOnce.notFinite, { ok: false, queued: false, errorCode: 'invalid_event' }, 'an infinite number would make the whole batch unreadable')
     t.match(out.refusedAtOnce.tooLarge, { ok: false, queued: false, errorCode: 'event_too_large' })
     t.match(out.statsAtOnce, { received: 0, queuedTotal: 0, droppedTotal: 0 }, 'nothing queued, nothing counted')
     t.same(out.queued, [true, true, true, true, true, true, true, true], 'the module queues what it cannot judge')

@@ -21,6 +21,7 @@ Harness.run(function()
     unknownCategory = link:log("chat", { event_type = "x", description = "y" }),
     notATable = link:log("server", "player joined"),
     notJson = link:log("server", { event_type = "x", description = "y", callback = function() end }),
+    notFinite = link:log("server", { event_type = "x", description = "y", score = math.huge }),
     tooLarge = link:log("server", { event_type = "x", description = string.rep("x", 70000) }),
   }
   out.statsAtOnce = link:logStats()
