@@ -1,6 +1,7 @@
 /** The log request body and its batch form, read without I/O: every refusal kind, hostile events, and the bounds. */
 import t from 'tap'
-import { isLogBatchBody, logEventIssues, MAX_LOG_BATCH_EVENTS, parseLogBatch } from '../../../src/http/model/log-request.js'
+import * as v from 'valibot'
+import { isLogBatchBody, logEventIssues, LogRequestSchema, MAX_LOG_BATCH_EVENTS, parseLogBatch, readLogRequest } from '../../../src/http/model/log-request.js'
 
 const ok = { event_type: 'join', description: 'joined' }
 
@@ -53,4 +54,55 @@ t.test('batches, all or nothing', async (t) => {
   })
   const good = parseLogBatch({ events: [ok, { ...ok, event_type: 'leave' }] })
   t.same(good, { ok: true, events: [ok, { ...ok, event_type: 'leave' }] }, 'valid events in order')
+})
+
+t.test('readLogRequest reads exactly what LogRequestSchema reads', async (t) => {
+  const full = { event_type: ' kick ', description: 'Line one\nline two\ttab', platform_username: 'Player_1', platform_user_id: 12345, issued_by: '  ModBob ', code: 'AB12' }
+  const cases: Array<[string, unknown]> = [
+    ['every field', full],
+    ['only the required', { event_type: 'x', description: 'y' }],
+    ['nulls for the optional', { ...full, platform_username: null, platform_user_id: null, issued_by: null, code: null }],
+    ['unknown fields dropped', { ...full, colour: 'red' }],
+    ['a malformed code is kept for the route to refuse', { ...full, code: 'ab12' }],
+    ['a code of another type is kept', { ...full, code: 1234 }],
+    ['event_type all spaces', { ...full, event_type: '   ' }],
+    ['event_type 64 after trimming', { ...full, event_type: ` ${'e'.repeat(64)} ` }],
+    ['event_type 65', { ...full, event_type: 'e'.repeat(65) }],
+    ['event_type with a tab inside', { ...full, event_type: 'a\tb' }],
+    ['event_type with a line break at its end (trimmed)', { ...full, event_type: 'kick\n' }],
+    ['event_type with U+2028', { ...full, event_type: 'a\u2028b' }],
+    ['event_type a C1 control', { ...full, event_type: 'a\u0085b' }],
+    ['event_type a number', { ...full, event_type: 5 }],
+    ['description blank', { ...full, description: ' \n\t ' }],
+    ['description empty', { ...full, description: '' }],
+    ['description 4000', { ...full, description: 'd'.repeat(4000) }],
+    ['description 4001', { ...full, description: 'd'.repeat(4001) }],
+    ['description with a NUL', { ...full, description: 'a\u0000b' }],
+    ['description with DEL', { ...full, description: 'a\u007fb' }],
+    ['description with a carriage return', { ...full, description: 'a\r\nb' }],
+    ['description with emoji', { ...full, description: '\u{1F3AE}'.repeat(2000) }],
+    ['description with a lone surrogate', { ...full, description: 'a\ud800b' }],
+    ['username too short', { ...full, platform_username: 'ab' }],
+    ['username with a space', { ...full, platform_username: 'a b c' }],
+    ['username 20', { ...full, platform_username: 'u'.repeat(20) }],
+    ['username 21', { ...full, platform_username: 'u'.repeat(21) }],
+    ['username a number', { ...full, platform_username: 12345 }],
+    ['user id 0', { ...full, platform_user_id: 0 }],
+    ['user id negative', { ...full, platform_user_id: -1 }],
+    ['user id fractional', { ...full, platform_user_id: 1.5 }],
+    ['user id a string', { ...full, platform_user_id: '156' }],
+    ['user id the largest safe', { ...full, platform_user_id: Number.MAX_SAFE_INTEGER }],
+    ['user id past it', { ...full, platform_user_id: Number.MAX_SAFE_INTEGER + 2 }],
+    ['issued_by 100 after trimming', { ...full, issued_by: ` ${'i'.repeat(100)} ` }],
+    ['issued_by 101', { ...full, issued_by: 'i'.repeat(101) }],
+    ['issued_by empty', { ...full, issued_by: '' }],
+    ['issued_by with a line break inside', { ...full, issued_by: 'a\nb' }],
+    ['not an object', 'x'],
+    ['null', null],
+    ['a list', [full]],
+  ]
+  for (const [name, value] of cases) {
+    const parsed = v.safeParse(LogRequestSchema, value, { abortPipeEarly: true })
+    t.same(readLogRequest(value), parsed.success && !Array.isArray(value) ? parsed.output : undefined, name)
+  }
 })
