@@ -9,7 +9,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { privateRedis } from '../../helpers/parts.js'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { keysHeld, storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
 import { startStack } from '../../helpers/stack.js'
 
@@ -22,7 +22,7 @@ t.test('no answer, a lost answer, Redis down', async (t) => {
   const env = { BASE_URL: stack.api, API_KEY: stack.apiKey }
 
   t.test('no answer: the same batch again after a back-off, under the same key; a lost answer stores nothing twice', async (t) => {
-    const out = await runLuaScenario('logs-retry.lua', { ...env, TAG: 'retry' })
+    const out = await runLuauScenario('logs-retry.lua', { ...env, TAG: 'retry' })
     const refused: LogRequest[] = out.refused.requests
     t.same(refused.map((r) => [r.refused, r.status ?? null]), [[true, null], [true, null], [false, 200]], 'refused twice, then through')
     t.equal(new Set(refused.map((r) => r.key)).size, 1, 'each try under the same key')
@@ -52,7 +52,7 @@ t.test('no answer, a lost answer, Redis down', async (t) => {
     t.teardown(() => new Promise((resolve) => control.close(resolve)))
     await redis.kill()
 
-    const out = await runLuaScenario('logs-redis.lua', { ...env, TAG: 'redis', CONTROL_URL: `http://127.0.0.1:${(control.address() as AddressInfo).port}` }, 150_000)
+    const out = await runLuauScenario('logs-redis.lua', { ...env, TAG: 'redis', CONTROL_URL: `http://127.0.0.1:${(control.address() as AddressInfo).port}` }, 150_000)
     t.match(out.during, { sent: 0, lastError: { httpStatus: 503, kind: 'log' } })
     const requests: LogRequest[] = out.requests
     t.ok(requests.some((r) => r.status === 503), 'the service answered 503 while Redis was down')

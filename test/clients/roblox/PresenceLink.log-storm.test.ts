@@ -6,7 +6,7 @@
  * in PresenceLink.logs.test.ts, failures of the service in PresenceLink.log-faults.test.ts.
  */
 import t from 'tap'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { keysHeld, storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
 import { startStack } from '../../helpers/stack.js'
 
@@ -19,7 +19,7 @@ t.test('a 429 storm', async (t) => {
   const env = { BASE_URL: stack.api, API_KEY: stack.apiKey, WINDOW: String(WINDOW) }
 
   t.test('a 429 storm: each Retry-After honoured, each batch sent again under its key, nothing lost or stored twice', async (t) => {
-    const out = await runLuaScenario('logs-storm.lua', { ...env, TAG: 'storm' }, 150_000)
+    const out = await runLuauScenario('logs-storm.lua', { ...env, TAG: 'storm' }, 150_000)
     t.equal(out.logged, 600)
     t.match(out.stats, { received: 600, sent: 600, queuedTotal: 0, droppedTotal: 0 }, 'the queue could hold everything, so nothing was dropped')
     t.ok(out.stats.rateLimited >= 2, `a storm of 429s: ${out.stats.rateLimited}`)
@@ -45,7 +45,7 @@ t.test('an events budget smaller than a batch', async (t) => {
   const env = { BASE_URL: stack.api, API_KEY: stack.apiKey }
 
   t.test('413 batch_too_large: split to max_events, and kept to it from then on', async (t) => {
-    const out = await runLuaScenario('logs-413.lua', { ...env, TAG: 'split', WINDOW: String(WINDOW) })
+    const out = await runLuauScenario('logs-413.lua', { ...env, TAG: 'split', WINDOW: String(WINDOW) })
     const requests: LogRequest[] = out.requests
     t.same(requests.map((r) => [r.events, r.status]), [[70, 413], [30, 200], [30, 200], [10, 200]], 'split into batches of max_events (30), no 429 after')
     t.equal(new Set(requests.map((r) => r.key)).size, 4, 'each new batch under a new key')

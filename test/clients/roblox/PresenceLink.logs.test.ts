@@ -13,7 +13,7 @@
  * Failures (a 429 storm, no answer, a lost answer, Redis down) are in PresenceLink.log-faults.test.ts.
  */
 import t, { type Test } from 'tap'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { storedEntries, storedTwice, type LogRequest } from '../../helpers/roblox-logs.js'
 import { startStack } from '../../helpers/stack.js'
 
@@ -53,7 +53,7 @@ t.test('the log queue against the real service', async (t) => {
   const env = { BASE_URL: stack.api, API_KEY: stack.apiKey, WINDOW: String(WINDOW) }
 
   t.test('a burst of 5,000 events from one server', async (t) => {
-    const out = await runLuaScenario('logs-burst.lua', { ...env, TAG: 'burst' }, 200_000)
+    const out = await runLuauScenario('logs-burst.lua', { ...env, TAG: 'burst' }, 200_000)
 
     const small = out.small
     t.same(small.calls, { queued: 2000, dropped: 3000, firstDropped: 2001, dropCodes: { queue_full: 3000 } }, 'the default queue took 2,000, then refused each new event, counted')
@@ -88,7 +88,7 @@ t.test('the log queue against the real service', async (t) => {
   })
 
   t.test('a full queue drops ingame first, then server, moderation never for another', async (t) => {
-    const out = await runLuaScenario('logs-drops.lua', { ...env, TAG: 'drops' })
+    const out = await runLuauScenario('logs-drops.lua', { ...env, TAG: 'drops' })
     const refused = out.calls.filter((c: { queued: boolean }) => !c.queued)
     t.same(refused, [
       { category: 'server', n: 6, queued: false, errorCode: 'queue_full', status: 'dropped' },
@@ -107,7 +107,7 @@ t.test('the log queue against the real service', async (t) => {
   })
 
   t.test('game:BindToClose sends what is queued, moderation first', async (t) => {
-    const out = await runLuaScenario('logs-close.lua', { ...env, TAG: 'close' })
+    const out = await runLuauScenario('logs-close.lua', { ...env, TAG: 'close' })
     t.equal(out.bound, 1, 'PresenceLink.new bound one function to close')
     t.equal(out.sentBefore, 0, 'nothing had been sent before the close')
     t.match(out.close, { finished: true })
@@ -138,7 +138,7 @@ t.test('the log queue against the real service', async (t) => {
   t.test('invalid events: refused at once, or dropped and reported while the rest is stored', async (t) => {
     const { code } = await stack.codes.issue('330000000000000001')
     t.equal((await stack.codes.bind(code.code, { platformUserId: '4242', platformUsername: 'Lua_Player' }, { source: 'test' })).status, 'bound')
-    const out = await runLuaScenario('logs-invalid.lua', { ...env, TAG: 'invalid', CODE: code.code })
+    const out = await runLuauScenario('logs-invalid.lua', { ...env, TAG: 'invalid', CODE: code.code })
 
     t.match(out.refusedAtOnce.unknownCategory, { ok: false, queued: false, errorCode: 'unknown_category' })
     t.match(out.refusedAtOnce.unknownCategory.detail, /^unknown log category "chat": use server, ingame or moderation/)

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { startGatewayStack } from '../../helpers/gateway-stack.js'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 
 t.test('against the real service and the Discord sandbox', async (t) => {
   const g = await startGatewayStack(t)
@@ -24,7 +24,7 @@ t.test('against the real service and the Discord sandbox', async (t) => {
     const bannedCode = (await g.linkedUser('870000000000000008', 'banned2', 'Banned_P', 4747)).code
     t.ok((await g.stack.codes.act(bannedCode, 'ban', { source: 'test' })).ok)
     const returner = { USERNAME: 'Returner_R', USER_ID: '4848', PLAYERS: 'Returner_R:4848' }
-    const out = await runLuaScenario('returning.lua', { ...env, ...returner, PAUSED_ID: '4646', BANNED_ID: '4747', UNKNOWN_ID: '99999999' })
+    const out = await runLuauScenario('returning.lua', { ...env, ...returner, PAUSED_ID: '4646', BANNED_ID: '4747', UNKNOWN_ID: '99999999' })
     t.equal(out.returning.code, newer, 'the code bound last')
     t.match(out.returning.result, {
       ok: true,

@@ -13,7 +13,7 @@ import t, { type Test } from 'tap'
 import { createSandbox } from '../../../src/sandbox/create-sandbox.js'
 import { buildPushTargets } from '../../../src/runtime/services.js'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { eventually, postJson } from '../../helpers/stack.js'
 
 const SECRET = 'p'.repeat(40)
@@ -82,7 +82,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   const api = g.stack.api
 
   t.test('a push reaches watch with polling made impossible; join, leave and stop declare the codes', async (t) => {
-    const out = await runLuaScenario('push.lua', env)
+    const out = await runLuauScenario('push.lua', env)
     t.match(out.first, { code, marker: ';', username: 'Alice_R' })
     t.match(out.firstSecond, { code: second, username: 'Bob_R' })
     t.equal(out.modeAfterFirst, 'push')
@@ -97,7 +97,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
     t.equal(out.mode, 'push')
     t.same(out.topics, ['presence-link'])
     const universe = Number(env.UNIVERSE_ID)
-    const server = { universe_id: universe, server_id: 'lua-harness-server' }
+    const server = { universe_id: universe, server_id: 'luau-harness-server' }
     t.same(
       out.declarations.map(likeArray),
       [
@@ -112,7 +112,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
 
   t.test('a change whose block does not fit in a message is named, and watch reads it', async (t) => {
     const before = (await messages()).length
-    const out = await runLuaScenario('push-read.lua', { ...env, ACTIVITIES: '5' })
+    const out = await runLuauScenario('push-read.lua', { ...env, ACTIVITIES: '5' })
     const published = (await messages()).slice(before).map((m) => JSON.parse(m.message) as { v: number; codes?: string[]; blocks?: Record<string, string> })
     t.ok(published.some((m) => m.v === 1 && m.codes?.includes(code)), 'the publisher sent the code without its block')
     t.equal(out.mode, 'push')
@@ -122,7 +122,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   })
 
   t.test('the declaration is renewed with every reconcile poll', async (t) => {
-    const out = await runLuaScenario('push-renew.lua', { ...env, RUN_SECONDS: '3.5' })
+    const out = await runLuauScenario('push-renew.lua', { ...env, RUN_SECONDS: '3.5' })
     t.equal(out.mode, 'push')
     t.ok(out.declarations.length >= 3, `declared on each of the ${out.declarations.length} rounds of 1 s`)
     t.same(out.declarations.slice(0, -1).filter((codes: string[]) => codes.join() !== code), [], 'each renewal names the code')
@@ -132,7 +132,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   })
 
   t.test('MessagingService refuses the subscription: nothing is declared, watch polls and says why', async (t) => {
-    const out = await runLuaScenario('push-renew.lua', { ...env, RUN_SECONDS: '2.5', SUBSCRIBE_FAILS: '1' })
+    const out = await runLuauScenario('push-renew.lua', { ...env, RUN_SECONDS: '2.5', SUBSCRIBE_FAILS: '1' })
     t.equal(out.mode, 'poll')
     t.same(out.declarations, [], 'no declaration without the subscription')
     t.ok(out.reads >= 2, `polled every pollInterval (${out.reads})`)
@@ -141,7 +141,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   })
 
   t.test('a universe without a push target: watch says why and polls, never streams', async (t) => {
-    const out = await runLuaScenario('live.lua', { ...env, UNIVERSE_ID: String(NO_TARGET_UNIVERSE), STREAM: 'sse', PLAYERS: 'Alice_R:5151' })
+    const out = await runLuauScenario('live.lua', { ...env, UNIVERSE_ID: String(NO_TARGET_UNIVERSE), STREAM: 'sse', PLAYERS: 'Alice_R:5151' })
     t.same(out.streams, [])
     t.equal(out.mode, 'poll')
     t.equal(out.errors.length, 1, 'said once')
@@ -153,7 +153,7 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   const changes = Number(process.env.PUSH_LATENCY_CHANGES ?? '0')
   if (changes > 0) {
     t.test(`latency over ${changes} changes (a measurement, not an assertion)`, async (t) => {
-      const out = await runLuaScenario('latency.lua', { ...env, CHANGES: String(changes) }, 60_000 + changes * 15_000)
+      const out = await runLuauScenario('latency.lua', { ...env, CHANGES: String(changes) }, 60_000 + changes * 15_000)
       const ms = (s: number) => Math.round(s * 1000)
       const push = { p50: ms(quantile(out.push, 0.5)), p99: ms(quantile(out.push, 0.99)) }
       const stream = { p50: ms(quantile(out.stream, 0.5)), p99: ms(quantile(out.stream, 0.99)) }

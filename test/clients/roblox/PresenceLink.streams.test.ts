@@ -7,7 +7,7 @@
  */
 import t, { type Test } from 'tap'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 
 /** Two linked players and the environment of the stream scenario. */
 async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: string; env: Record<string, string> }> {
@@ -34,7 +34,7 @@ async function setUp(t: Test): Promise<{ g: GatewayStack; code: string; second: 
 t.test('watch over the real SSE stream', async (t) => {
   const { g, code, second, env } = await setUp(t)
   const api = g.stack.api
-  const out = await runLuaScenario('stream.lua', { ...env, STREAM: 'sse' })
+  const out = await runLuauScenario('stream.lua', { ...env, STREAM: 'sse' })
   t.same(out.requests, [], 'nothing was polled: every block came through the stream')
   t.match(out.first, { code, marker: ';', username: 'Alice_R' })
   t.equal(out.modeAfterFirst, 'stream')
@@ -48,7 +48,7 @@ t.test('watch over the real SSE stream', async (t) => {
 
 t.test('watch over the real WebSocket', async (t) => {
   const { g, code, second, env } = await setUp(t)
-  const out = await runLuaScenario('stream.lua', { ...env, STREAM: 'websocket' })
+  const out = await runLuauScenario('stream.lua', { ...env, STREAM: 'websocket' })
   t.same(out.requests, [], 'nothing was polled: every block came through the WebSocket')
   t.match(out.first, { code, marker: ';', username: 'Alice_R' })
   t.equal(out.modeAfterFirst, 'stream')
@@ -71,7 +71,7 @@ t.test('watch over the real WebSocket', async (t) => {
 
 t.test('watch: a player who joins while the WebSocket is opening is subscribed when it opens', async (t) => {
   const { code, second, env } = await setUp(t)
-  const out = await runLuaScenario('stream-opening.lua', env)
+  const out = await runLuauScenario('stream-opening.lua', env)
   t.match(out.first, { code, username: 'Alice_R' })
   t.match(out.second, { code: second, username: 'Bob_R' }, "the joining player's block arrived")
   t.same(out.changed.activities, [{ lines: ['Playing', 'Factorio'] }], "the joining player's presence change arrived")

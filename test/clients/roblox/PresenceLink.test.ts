@@ -9,7 +9,7 @@ import t from 'tap'
 import { INVALIDATED_MESSAGE } from '../../../src/codes/model/codes.js'
 import { parseCallbacks, parseRpc } from '../../../src/presence/model/parse-blocks.js'
 import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stack.js'
-import { runLuaScenario } from '../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { eventually, getText, startStack } from '../../helpers/stack.js'
 
 const fixtures = fileURLToPath(new URL('../../fixtures', import.meta.url))
@@ -24,7 +24,7 @@ const MESSAGES = {
 }
 
 /** Runs one Lua scenario (with the shared fixtures) and returns its JSON line. */
-const lua = (script: string, env: Record<string, string>) => runLuaScenario(script, { FIXTURES: fixtures, ...env })
+const lua = (script: string, env: Record<string, string>) => runLuauScenario(script, { FIXTURES: fixtures, ...env })
 
 /**
  * lua-cjson writes an empty Lua table as `{}` and leaves nil fields out: read the Lua side's JSON in the shape of the

@@ -3,20 +3,12 @@
 local Harness = require("harness")
 local PresenceLink = require("PresenceLink")
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return Harness.cjson.decode(text)
-end
-
-local fixtures = Harness.env("FIXTURES")
 local typed = {}
-for _, case in ipairs(read(fixtures .. "/typed-codes.json")) do
+for _, case in ipairs(Harness.readJson("test/fixtures/typed-codes.json")) do
   table.insert(typed, { typed = case.typed, candidates = PresenceLink.codeCandidates(case.typed) })
 end
 local blocks = {}
-for _, case in ipairs(read(fixtures .. "/blocks.json")) do
+for _, case in ipairs(Harness.readJson("test/fixtures/blocks.json")) do
   local parse = case.kind == "rpc" and PresenceLink.parseRpc or PresenceLink.parseCallbacks
   local parsed, err = parse(case.text)
   if parsed ~= nil then

@@ -2,7 +2,6 @@
 -- and watches it for WATCH_SECONDS (10) as in Studio, printing what a game server would see (text filtered by the
 -- stand-in TextService). Needs BASE_URL, API_KEY, CODE.
 local Harness = require("harness")
-io.stdout:setvbuf("line")
 
 local function show(block)
   if block.marker == ":" then
@@ -43,7 +42,7 @@ Harness.run(function()
   end, { onError = function(e)
     print("watch  (" .. tostring(e.detail) .. "; polling every 2 s)")
   end })
-  Harness.sleep(tonumber(os.getenv("WATCH_SECONDS") or "10"))
+  Harness.sleep(tonumber(Engine.env("WATCH_SECONDS") or "10"))
   local mode = watcher.mode
   watcher:stop()
   print("watch  was in mode " .. mode .. " (stream: blocks pushed by the service; poll: the fallback); stopped")

@@ -4,7 +4,7 @@
 local Harness = require("harness")
 
 Harness.run(function()
-  local universe = os.getenv("UNIVERSE_ID")
+  local universe = Engine.env("UNIVERSE_ID")
   local link, http = Harness.link({ studio = false, stream = Harness.env("STREAM"), pollInterval = 0.2, universeId = universe and tonumber(universe) or nil })
   local code = Harness.env("CODE")
   local seen, errors = {}, {}

@@ -7,7 +7,7 @@ Harness.run(function()
   local code = Harness.env("CODE")
   local universe = tonumber(Harness.env("UNIVERSE_ID"))
   local messaging = Harness.messagingService({ universeId = universe })
-  messaging.fail = os.getenv("SUBSCRIBE_FAILS") == "1"
+  messaging.fail = Engine.env("SUBSCRIBE_FAILS") == "1"
   local link, http = Harness.link({ studio = false, universeId = universe, messagingService = messaging, reconcileInterval = 1, pollInterval = 1, streamRetrySeconds = 3600 })
   local seen, errors = {}, {}
   local watcher = link:watch({ code }, function(block)
@@ -22,7 +22,7 @@ Harness.run(function()
   for i = 1, #http.requests do
     local r = http.requests[i]
     if r.method == "POST" then
-      table.insert(declarations, Harness.cjson.decode(r.body).codes)
+      table.insert(declarations, Harness.json.decode(r.body).codes)
     elseif r.method == "GET" then
       reads = reads + 1
     end

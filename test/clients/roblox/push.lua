@@ -50,7 +50,7 @@ Harness.run(function()
   local openCloud = Harness.env("OPEN_CLOUD_URL") .. "/cloud/v2/universes/" .. string.format("%.0f", universe) .. ":publishMessage"
   local key = Harness.env("OPEN_CLOUD_KEY")
   local function publish(value)
-    return Harness.post(openCloud, { topic = "presence-link", message = Harness.cjson.encode(value) }, { ["x-api-key"] = key })
+    return Harness.post(openCloud, { topic = "presence-link", message = Harness.json.encode(value) }, { ["x-api-key"] = key })
   end
   local blocksBefore = #seen
   out.published = {
@@ -95,7 +95,7 @@ Harness.run(function()
   for i = 1, #http.requests do
     local r = http.requests[i]
     if r.method == "POST" and string.find(r.url, "/push/subscriptions", 1, true) then
-      table.insert(out.declarations, Harness.cjson.decode(r.body))
+      table.insert(out.declarations, Harness.json.decode(r.body))
     elseif r.refused then
       out.refused = out.refused + 1
     elseif r.method == "GET" then

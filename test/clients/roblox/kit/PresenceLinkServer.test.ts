@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { startGatewayStack } from '../../../helpers/gateway-stack.js'
-import { runLuaScenario } from '../../../helpers/lua-scenario.js'
+import { runLuauScenario } from '../../../helpers/luau-scenario.js'
 
 t.test('the kit server script against the real service', async (t) => {
   const g = await startGatewayStack(t)
@@ -18,7 +18,7 @@ t.test('the kit server script against the real service', async (t) => {
   await g.control('POST', 'presence', { user_id: bobId, status: 'online', activities: [{ type: 0, name: 'Badword Arena' }] })
   await g.callbacksUntil(code, (body) => body.includes('Terraria'), "alice's presence")
   const env = { BASE_URL: g.stack.api, API_KEY: g.stack.apiKey, RETURNING_NAME: 'Alice_R', RETURNING_ID: '6161', NEW_NAME: 'Bob_R', NEW_ID: '6262', NEW_CODE: newCode }
-  const out = await runLuaScenario('kit.lua', env)
+  const out = await runLuauScenario('kit.lua', env)
 
   t.same(out.returning, ['Playing · Terraria'], "the returning player's code came back from codeFor, their activity shown")
   t.same(out.newcomer, ['Playing · ####### Arena'], "the new player's activity, filtered")
@@ -32,7 +32,7 @@ t.test('the kit server script against the real service', async (t) => {
 })
 
 t.test('the kit server script outside ServerScriptService only says where it belongs', async (t) => {
-  const out = await runLuaScenario('kit.lua', { PLACEMENT: 'workspace', BASE_URL: 'http://127.0.0.1:9/api/v1', API_KEY: 'x', RETURNING_NAME: 'A', RETURNING_ID: '1' })
+  const out = await runLuauScenario('kit.lua', { PLACEMENT: 'workspace', BASE_URL: 'http://127.0.0.1:9/api/v1', API_KEY: 'x', RETURNING_NAME: 'A', RETURNING_ID: '1' })
   t.equal(out.remote, false, 'no RemoteEvent')
   t.equal(out.warnings.length, 1)
   t.match(out.warnings[0], /move PresenceLinkServer and PresenceLink into ServerScriptService/)
