@@ -7,9 +7,11 @@
 //   now()                          wall time in seconds (millisecond precision and better)
 //   env(name)                      an environment variable, or nil
 //   write(text)                    text to standard output
-//   read(path)                     a repository file's bytes
+//   read(path)                     a file's bytes (a path relative to the repository, or absolute)
 //   list(path)                     a repository folder's entries (LF between them), or nil when it is no folder
-//   load(path, chunkname)          a repository file compiled as a Luau function whose first argument is `script`
+//   load(path)                     a repository file compiled as a Luau function whose first argument is `script`
+//                                  (or the compiler's error message); every file a scenario may load is compiled
+//                                  before it starts (sources(), below)
 //   request(method, url, headers, body, hasBody, sourceAddress)   starts an HTTP request; returns its id
 //   stream(kind, url)              opens an SSE ("SSE") or WebSocket ("WebSocket") connection; returns its id
 //   send(id, text), close(id)      a WebSocket message; closing a stream
@@ -26,7 +28,7 @@
 // NUL on the way into the VM and replaces bytes that are not UTF-8 on the way out, and a body must keep every byte.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { dirname, join } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 
@@ -169,6 +171,42 @@ function openWebSocket(id, url) {
 }
 
 let state = null
+const compiled = new Map()
+
+/** The .lua files of a repository folder. */
+const luaFiles = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.lua')).map((f) => `${dir}/${f}`)
+
+/** Every file a scenario may load, with the name its errors show (as the engine names a script: its full name). */
+function sources(scenario) {
+  const names = new Map([
+    ['test/clients/roblox/engine.lua', 'engine'],
+    ['clients/roblox/PresenceLink.single.lua', 'ServerScriptService.PresenceLink'],
+    ['clients/roblox/PresenceLink/init.lua', 'ServerScriptService.PresenceLink'],
+  ])
+  for (const path of luaFiles('clients/roblox/PresenceLink')) {
+    if (!names.has(path)) names.set(path, `ServerScriptService.PresenceLink.${path.slice(path.lastIndexOf('/') + 1, -4)}`)
+  }
+  for (const path of luaFiles('clients/roblox/kit')) names.set(path, path.slice(path.lastIndexOf('/') + 1).replace(/\.(server|client)\.lua$/, ''))
+  for (const path of [...luaFiles('test/clients/roblox'), scenario]) names.set(path, path.slice(path.lastIndexOf('/') + 1, -4))
+  for (const path of (process.env.FILES ?? '').split(',').filter((p) => p !== '')) names.set(path, path)
+  return names
+}
+
+/** Compiles every source at the top level; a file that does not compile keeps the compiler's message. */
+function compileAll(scenario) {
+  for (const [path, chunkname] of sources(scenario)) {
+    let source
+    try {
+      source = readFileSync(join(ROOT, path), 'utf8')
+    } catch (err) {
+      compiled.set(path, `${path}: ${err.message}`)
+      continue
+    }
+    // `script` is each script's own, as in the engine: a local on the first line, which keeps line numbers.
+    if (process.env.LUAU_HOST_DEBUG) process.stderr.write(`compiling ${path}\n`)
+    compiled.set(path, state.loadstring(`local script = ...; ${source}`, `=${chunkname}`, false))
+  }
+}
 
 const host = {
   now: () => (performance.timeOrigin + performance.now()) / 1000,
@@ -176,13 +214,11 @@ const host = {
   write: (text) => {
     process.stdout.write(unescapeBytes(text))
   },
-  read: (path) => escapeBytes(readFileSync(join(ROOT, path))),
+  read: (path) => escapeBytes(readFileSync(isAbsolute(path) ? path : join(ROOT, path))),
   list: (path) => (statSync(join(ROOT, path), { throwIfNoEntry: false })?.isDirectory() ? readdirSync(join(ROOT, path)).sort().join('\n') : undefined),
-  load: (path, chunkname) => {
-    const source = readFileSync(join(ROOT, path), 'utf8')
-    // `script` is each script's own, as in the engine: a local on the first line, which keeps line numbers.
-    return state.loadstring(`local script = ...; ${source}`, `=${chunkname}`, true)
-  },
+  // The compiled function, or the compiler's message as a string. Compiled before the scenario starts: luau-web
+  // aborts the whole VM when the compiler fails inside a call from Luau, but not at the top level.
+  load: (path) => compiled.get(path) ?? `${path}: not compiled before the scenario started (see luau-host.mjs, sources)`,
   request: startRequest,
   stream: (kind, url) => {
     const id = nextId++
@@ -224,10 +260,12 @@ if (script === undefined) {
 state = await LuauState.createAsync({})
 state.env.set('Host', host, true)
 try {
-  const engine = host.load('test/clients/roblox/engine.lua', 'engine')
-  await engine()
-  const main = host.load(script, script.replace(/^.*\//, '').replace(/\.lua$/, ''))
-  await main()
+  compileAll(script)
+  for (const path of ['test/clients/roblox/engine.lua', script]) {
+    const chunk = compiled.get(path)
+    if (typeof chunk !== 'function') throw new Error(String(chunk))
+    await chunk()
+  }
 } catch (err) {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
   process.exitCode = 1

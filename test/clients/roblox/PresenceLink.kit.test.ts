@@ -1,20 +1,26 @@
 /**
- * The kit (clients/roblox/PresenceLink.rbxmx, written by `npm run build:roblox`): the committed model parses as strict
- * XML in Roblox's model format (version 4), holds the instances the guide names where it names them, its ModuleScript's
- * source is clients/roblox/PresenceLink.lua exactly (and each script's is its file), and it is what the build writes
- * now. The module is placed the same way in its header, the guide, the reference and the kit, and the kit's Lua
- * parses under lua5.1. The XML reader is written here, small and strict: no DTD, no processing instruction but the
- * declaration, only the five named entities and character references, tags closed in order, one root.
+ * The kit (clients/roblox/PresenceLink.rbxmx and PresenceLink.single.lua, written by `npm run build:roblox` from the
+ * module's folder clients/roblox/PresenceLink/): the committed model parses as strict XML in Roblox's model format
+ * (version 4), holds the instances the guide names where it names them, its ModuleScript's source is the folder's
+ * init.lua exactly with one child ModuleScript per other file (each its file, byte for byte; each script's source is
+ * its file), and both are what the build writes now. No file of the module is over 500 lines. The module is placed the
+ * same way in its header, the guide, the reference and the kit, and every file compiles under Luau. The XML reader is
+ * written here, small and strict: no DTD, no processing instruction but the declaration, only the five named entities
+ * and character references, tags closed in order, one root.
  */
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { runLuauScenario } from '../../helpers/luau-scenario.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const read = (path: string): string => readFileSync(`${ROOT}/${path}`, 'utf8')
 const run = promisify(execFile)
+const MODULE_DIR = 'clients/roblox/PresenceLink'
+/** The module's child ModuleScripts: every .lua file of its folder but init.lua. */
+const childFiles = (): string[] => readdirSync(`${ROOT}/${MODULE_DIR}`).filter((f) => f.endsWith('.lua') && f !== 'init.lua').sort()
 
 interface XmlElement {
   name: string
@@ -209,7 +215,13 @@ t.test('the committed kit', async (t) => {
 
   const module = at(model, [...server, ['PresenceLink', 'ModuleScript']])
   t.equal(module.props.Source?.type, 'ProtectedString')
-  t.ok(module.props.Source?.text === read('clients/roblox/PresenceLink.lua'), "the ModuleScript's Source is clients/roblox/PresenceLink.lua, byte for byte")
+  t.ok(module.props.Source?.text === read(`${MODULE_DIR}/init.lua`), "the ModuleScript's Source is clients/roblox/PresenceLink/init.lua, byte for byte")
+  const children = childFiles()
+  t.ok(children.length >= 8, 'split by concern')
+  t.same(module.children.map((c) => [c.className, c.name]), children.map((f) => ['ModuleScript', f.slice(0, -4)]), 'one child ModuleScript per other file, by name')
+  for (const f of children) {
+    t.ok(module.children.find((c) => c.name === f.slice(0, -4))?.props.Source?.text === read(`${MODULE_DIR}/${f}`), `${f}: its ModuleScript's Source, byte for byte`)
+  }
   const script = at(model, [...server, ['PresenceLinkServer', 'Script']])
   t.ok(script.props.Source?.text === read('clients/roblox/kit/PresenceLinkServer.server.lua'), "the Script's Source is its file")
   const local = at(model, [...gui, ['LinkCodeClient', 'LocalScript']])
@@ -228,23 +240,41 @@ t.test('the committed kit', async (t) => {
   t.match(clientSource, /ReplicatedStorage:WaitForChild\("LinkCode"\)/, 'which the LocalScript uses')
 })
 
-t.test('the committed kit is what npm run build:roblox writes now', async (t) => {
+t.test('the committed kit and single script are what npm run build:roblox writes now', async (t) => {
   const { stdout } = await run('node', ['scripts/build-roblox-kit.mjs', '--check'], { cwd: ROOT })
-  t.match(stdout, /is up to date/)
+  t.match(stdout, /PresenceLink\.rbxmx is up to date/)
+  t.match(stdout, /PresenceLink\.single\.lua is up to date/)
+  const single = read('clients/roblox/PresenceLink.single.lua')
+  for (const f of ['init.lua', ...childFiles()]) t.ok(single.includes(read(`${MODULE_DIR}/${f}`).trimEnd()), `the single script holds ${f} unchanged`)
   t.match(JSON.parse(read('package.json')).scripts['build:roblox'], /^node scripts\/build-roblox-kit\.mjs$/)
 })
 
 t.test('one placement everywhere: a ModuleScript PresenceLink directly in ServerScriptService', async (t) => {
   const requireLine = 'require(ServerScriptService:WaitForChild("PresenceLink"))'
-  const files = ['clients/roblox/PresenceLink.lua', 'clients/roblox/README.md', 'docs/roblox.md', 'clients/roblox/kit/PresenceLinkServer.server.lua']
+  const files = [`${MODULE_DIR}/init.lua`, 'clients/roblox/PresenceLink.single.lua', 'clients/roblox/README.md', 'docs/roblox.md', 'clients/roblox/kit/PresenceLinkServer.server.lua']
   for (const file of files) {
     const text = read(file)
     t.ok(text.includes(requireLine), `${file} requires it from ServerScriptService`)
-    t.notMatch(text, /require\(script[.:]|script\.Parent\.PresenceLink|ServerStorage/, `${file} names no other place`)
+    t.notMatch(text, /script\.Parent\.PresenceLink|ServerStorage/, `${file} names no other place`)
+  }
+  // Inside the module, only its own children: script.X from init.lua, script.Parent.X from a child.
+  for (const f of ['init.lua', ...childFiles()]) {
+    const text = read(`${MODULE_DIR}/${f}`)
+    const targets = [...text.matchAll(/require\(([^)]*)\)/g)].map((m) => m[1]!).filter((x) => !x.startsWith('ServerScriptService:WaitForChild("PresenceLink"'))
+    const own = f === 'init.lua' ? /^script\.[A-Z][A-Za-z]+$/ : /^script\.Parent\.[A-Z][A-Za-z]+$/
+    t.same(targets.filter((x) => !own.test(x) || !childFiles().includes(`${x.split('.').at(-1)}.lua`)), [], `${f} requires only the module's own children`)
   }
 })
 
-t.test('the module and the kit parse under Lua 5.1', async (t) => {
-  await run('luac5.1', ['-p', 'clients/roblox/PresenceLink.lua', 'clients/roblox/kit/PresenceLinkServer.server.lua', 'clients/roblox/kit/LinkCodeClient.client.lua'], { cwd: ROOT })
-  t.pass('luac5.1 -p accepts them')
+t.test('no file of the module is over 500 lines', async (t) => {
+  for (const f of ['init.lua', ...childFiles()]) {
+    const lines = read(`${MODULE_DIR}/${f}`).split('\n').length - 1
+    t.ok(lines <= 500, `${f}: ${lines} lines`)
+  }
+})
+
+t.test('the module, the single script and the kit compile under Luau', async (t) => {
+  const files = [...['init.lua', ...childFiles()].map((f) => `${MODULE_DIR}/${f}`), 'clients/roblox/PresenceLink.single.lua', 'clients/roblox/kit/PresenceLinkServer.server.lua', 'clients/roblox/kit/LinkCodeClient.client.lua']
+  const out = await runLuauScenario('compile.lua', { FILES: files.join(',') })
+  t.same(out, files.map((file) => ({ file, ok: true })), 'each compiles (luau-web)')
 })

@@ -1,10 +1,9 @@
 /**
- * The Roblox module (clients/roblox/PresenceLink.lua) run for real: Debian's lua5.1 with lua-socket and lua-cjson,
- * a stand-in for the engine's HttpService written for these tests (test/clients/roblox/harness.lua), against the
- * real service with the Discord sandbox. Each Lua scenario prints one JSON line; the assertions are here.
+ * The Roblox module (clients/roblox/PresenceLink/) run for real under Luau (luau-web), with stand-ins for the engine's
+ * services written for these tests (test/clients/roblox/engine.lua, harness.lua; the requests and streams are made by
+ * test/helpers/luau-host.mjs), against the real service with the Discord sandbox. Each scenario prints one JSON line;
+ * the assertions are here. Its grammar alone, against the shared vectors: PresenceLink/Blocks.test.ts.
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { INVALIDATED_MESSAGE } from '../../../src/codes/model/codes.js'
 import { parseCallbacks, parseRpc } from '../../../src/presence/model/parse-blocks.js'
@@ -12,7 +11,6 @@ import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stac
 import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { eventually, getText, startStack } from '../../helpers/stack.js'
 
-const fixtures = fileURLToPath(new URL('../../fixtures', import.meta.url))
 
 const MESSAGES = {
   bound: 'Linked! Your Discord activity now shows in this game.',
@@ -23,11 +21,11 @@ const MESSAGES = {
   unavailable: 'Linking is not available right now. Try again in a minute.',
 }
 
-/** Runs one Lua scenario (with the shared fixtures) and returns its JSON line. */
-const lua = (script: string, env: Record<string, string>) => runLuauScenario(script, { FIXTURES: fixtures, ...env })
+/** Runs one Luau scenario and returns its JSON line. */
+const lua = (script: string, env: Record<string, string>) => runLuauScenario(script, env)
 
 /**
- * lua-cjson writes an empty Lua table as `{}` and leaves nil fields out: read the Lua side's JSON in the shape of the
+ * The harness writes an empty table as `{}` and leaves nil fields out: read the Luau side's JSON in the shape of the
  * expected value (empty arrays, null usernames).
  */
 function likeExpected(actual: any, expected: any): any {
@@ -44,21 +42,6 @@ function likeExpected(actual: any, expected: any): any {
   }
   return actual
 }
-
-t.test('the shared tables: the Lua normalizer and parser agree with the TypeScript references', async (t) => {
-  const out = await lua('codes.lua', {})
-  const typed = JSON.parse(readFileSync(`${fixtures}/typed-codes.json`, 'utf8')) as Array<{ typed: string; candidates: string[] }>
-  t.equal(out.typed.length, typed.length)
-  typed.forEach((c, i) => t.same(likeExpected(out.typed[i].candidates, c.candidates), c.candidates, `typed ${JSON.stringify(c.typed)}`))
-  const blocks = JSON.parse(readFileSync(`${fixtures}/blocks.json`, 'utf8')) as Array<{ name: string; kind: string; text: string; expect: unknown }>
-  t.equal(out.blocks.length, blocks.length)
-  t.ok(blocks.length >= 40)
-  blocks.forEach((c, i) => {
-    const reference = c.kind === 'rpc' ? parseRpc(c.text) : parseCallbacks(c.text)
-    t.same(reference, c.expect, `TypeScript: ${c.name}`)
-    t.same(likeExpected(out.blocks[i].result, c.expect), c.expect, `Lua: ${c.name}`)
-  })
-})
 
 t.test('against the real service and the Discord sandbox', async (t) => {
   // One stream per client: the watch test holds it, so the module's own stream is refused (the stream itself is

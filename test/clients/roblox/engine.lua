@@ -73,6 +73,9 @@ end })
 local ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 
 local function quote(s: string): string
+  if string.find(s, '[%c"\\]') == nil then
+    return '"' .. s .. '"'
+  end
   return '"' .. string.gsub(s, '[%c"\\]', function(c)
     return ESCAPES[c] or string.format("\\u%04x", string.byte(c))
   end) .. '"'
@@ -107,16 +110,17 @@ local function encodeTable(t, seen, out, lenient)
   end
   seen[t] = true
   if next(t) == nil then
-    table.insert(out, "[]")
+    -- HttpService writes an empty table as []; the tests' output, as lua-cjson did, as {}.
+    out[#out + 1] = if lenient then "{}" else "[]"
   elseif #t > 0 and (not lenient or isSequence(t)) then
-    table.insert(out, "[")
+    out[#out + 1] = "["
     for i = 1, #t do
       if i > 1 then
-        table.insert(out, ",")
+        out[#out + 1] = ","
       end
       encodeValue(t[i], seen, out, lenient)
     end
-    table.insert(out, "]")
+    out[#out + 1] = "]"
   else
     local keys = {}
     local names = {}
@@ -128,16 +132,16 @@ local function encodeTable(t, seen, out, lenient)
       table.insert(keys, tostring(key))
     end
     table.sort(keys)
-    table.insert(out, "{")
+    out[#out + 1] = "{"
     for i, key in keys do
       if i > 1 then
-        table.insert(out, ",")
+        out[#out + 1] = ","
       end
-      table.insert(out, quote(key))
-      table.insert(out, ":")
+      out[#out + 1] = quote(key)
+      out[#out + 1] = ":"
       encodeValue(t[names[key]], seen, out, lenient)
     end
-    table.insert(out, "}")
+    out[#out + 1] = "}"
   end
   seen[t] = nil
 end
@@ -145,13 +149,13 @@ end
 encodeValue = function(value, seen, out, lenient)
   local kind = type(value)
   if value == json.null or kind == "nil" then
-    table.insert(out, "null")
+    out[#out + 1] = "null"
   elseif kind == "boolean" then
-    table.insert(out, tostring(value))
+    out[#out + 1] = tostring(value)
   elseif kind == "number" then
-    table.insert(out, encodeNumber(value))
+    out[#out + 1] = encodeNumber(value)
   elseif kind == "string" then
-    table.insert(out, quote(value))
+    out[#out + 1] = quote(value)
   elseif kind == "table" then
     encodeTable(value, seen, out, lenient)
   else
@@ -186,7 +190,7 @@ local function decodeString(text, at)
   local parts = {}
   local i = at + 1
   while true do
-    local stop = string.find(text, '["\\%c]', i)
+    local stop = string.find(text, '["\\\0-\31]', i)
     if stop == nil then
       decodeError(text, at, "an unterminated string")
     end
@@ -492,7 +496,7 @@ end
 function Instance:GetChildren()
   local out = {}
   for _, child in rawget(self, "_children") do
-    table.insert(out, child)
+    out[#out + 1] = child
   end
   return out
 end
@@ -526,9 +530,18 @@ function Engine.moduleScript(path: string, name: string, parent)
   return instance
 end
 
+--- A repository file compiled as a script: a function whose argument is the script's `script`.
+function Engine.compile(path: string)
+  local chunk = hostLoad(path)
+  if type(chunk) ~= "function" then
+    error(tostring(chunk), 2)
+  end
+  return chunk
+end
+
 --- Compiles a script's source with `script` bound to `instance` and runs it; returns what it returned.
 function Engine.runScript(instance)
-  local chunk = hostLoad(rawget(instance, "_path"), instance:GetFullName())
+  local chunk = Engine.compile(rawget(instance, "_path"))
   return table.pack(chunk(instance))
 end
 

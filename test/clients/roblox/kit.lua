@@ -1,6 +1,6 @@
 -- kit: the kit's example server Script (clients/roblox/kit/PresenceLinkServer.server.lua) run as the engine would run
 -- it, over a small stand-in of the engine's objects (game with its services and BindToClose, Instance.new for the
--- RemoteEvent, script, task, warn, require of the ModuleScript), against the real service. A returning player
+-- RemoteEvent, script, task, warn, require of the ModuleScript; the Script's own `script`), against the real service. A returning player
 -- (RETURNING_NAME/_ID, in the server when the script starts) gets their code back from codeFor and their activity
 -- shown; a new player (NEW_NAME/_ID) types their code (NEW_CODE) through the RemoteEvent, gets the answer sentence and
 -- their activity shown, filtered; malformed input is ignored; a player who leaves is forgotten. With
@@ -55,7 +55,7 @@ end
 function game:BindToClose(fn)
   table.insert(closers, fn)
 end
-script = { Parent = os.getenv("PLACEMENT") == "workspace" and workspace or serverScriptService }
+local script = { Parent = Engine.env("PLACEMENT") == "workspace" and workspace or serverScriptService }
 function script:GetAttribute(name)
   if name == "BaseUrl" then
     return Harness.env("BASE_URL")
@@ -84,7 +84,7 @@ task = {
   spawn = function(fn, ...)
     local args = { ... }
     Harness.spawn(function()
-      fn(unpack(args))
+      fn(table.unpack(args))
     end)
   end,
   wait = Harness.sleep,
@@ -111,10 +111,10 @@ end
 
 Harness.run(function()
   local returning = players:join(newPlayer(Harness.env("RETURNING_NAME"), tonumber(Harness.env("RETURNING_ID"))))
-  local server = assert(loadfile("clients/roblox/kit/PresenceLinkServer.server.lua"))
-  server()
+  local server = Engine.compile("clients/roblox/kit/PresenceLinkServer.server.lua")
+  server(script)
   local remote = replicatedStorage.children.LinkCode
-  if os.getenv("PLACEMENT") == "workspace" then
+  if Engine.env("PLACEMENT") == "workspace" then
     Harness.sleep(0.2)
     Harness.emit({ warnings = warnings, remote = remote ~= nil })
     return
