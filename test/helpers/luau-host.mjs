@@ -10,8 +10,7 @@
 //   read(path)                     a file's bytes (a path relative to the repository, or absolute)
 //   list(path)                     a repository folder's entries (LF between them), or nil when it is no folder
 //   load(path)                     a repository file compiled as a Luau function whose first argument is `script`
-//                                  (or the compiler's error message); every file a scenario may load is compiled
-//                                  before it starts (sources(), below)
+//                                  (or the compiler's error message), once
 //   request(method, url, headers, body, hasBody, sourceAddress)   starts an HTTP request; returns its id
 //   stream(kind, url)              opens an SSE ("SSE") or WebSocket ("WebSocket") connection; returns its id
 //   send(id, text), close(id)      a WebSocket message; closing a stream
@@ -26,7 +25,7 @@
 // nil and null as an object: the functions return undefined for "none", and Luau reads a missing count as 0.
 // Strings cross the bridge escaped (control characters, `%` and bytes from 0x7F as %XX): luau-web truncates a string at
 // NUL on the way into the VM and replaces bytes that are not UTF-8 on the way out, and a body must keep every byte.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -173,39 +172,39 @@ function openWebSocket(id, url) {
 let state = null
 const compiled = new Map()
 
-/** The .lua files of a repository folder. */
-const luaFiles = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.lua')).map((f) => `${dir}/${f}`)
 
-/** Every file a scenario may load, with the name its errors show (as the engine names a script: its full name). */
-function sources(scenario) {
-  const names = new Map([
-    ['test/clients/roblox/engine.lua', 'engine'],
-    ['clients/roblox/PresenceLink.single.lua', 'ServerScriptService.PresenceLink'],
-    ['clients/roblox/PresenceLink/init.lua', 'ServerScriptService.PresenceLink'],
-  ])
-  for (const path of luaFiles('clients/roblox/PresenceLink')) {
-    if (!names.has(path)) names.set(path, `ServerScriptService.PresenceLink.${path.slice(path.lastIndexOf('/') + 1, -4)}`)
-  }
-  for (const path of luaFiles('clients/roblox/kit')) names.set(path, path.slice(path.lastIndexOf('/') + 1).replace(/\.(server|client)\.lua$/, ''))
-  for (const path of [...luaFiles('test/clients/roblox'), scenario]) names.set(path, path.slice(path.lastIndexOf('/') + 1, -4))
-  for (const path of (process.env.FILES ?? '').split(',').filter((p) => p !== '')) names.set(path, path)
-  return names
+/** The name a file's errors show, as the engine names a script (its full name). */
+function chunkName(path) {
+  const file = path.slice(path.lastIndexOf('/') + 1)
+  if (path === 'clients/roblox/PresenceLink.single.lua' || path === 'clients/roblox/PresenceLink/init.lua') return 'ServerScriptService.PresenceLink'
+  if (path.startsWith('clients/roblox/PresenceLink/')) return `ServerScriptService.PresenceLink.${file.slice(0, -4)}`
+  if (path.startsWith('clients/roblox/kit/')) return file.replace(/\.(server|client)\.lua$/, '')
+  if (path.startsWith('test/clients/roblox/')) return file.slice(0, -4)
+  return path
 }
 
-/** Compiles every source at the top level; a file that does not compile keeps the compiler's message. */
-function compileAll(scenario) {
-  for (const [path, chunkname] of sources(scenario)) {
+// The file being compiled: luau-web aborts the whole VM when its compiler fails inside a call from Luau (at the top
+// level it returns the message), so an abort then is named here.
+let compiling = null
+process.on('exit', (status) => {
+  if (status !== 0 && compiling !== null) process.stderr.write(`\nluau-host: the VM aborted while compiling ${compiling}: a syntax error? (compile.lua names it)\n`)
+})
+
+/** A file compiled as a function whose first argument is `script`, or the compiler's message. */
+function compile(path) {
+  if (!compiled.has(path)) {
     let source
     try {
-      source = readFileSync(join(ROOT, path), 'utf8')
+      source = readFileSync(isAbsolute(path) ? path : join(ROOT, path), 'utf8')
     } catch (err) {
-      compiled.set(path, `${path}: ${err.message}`)
-      continue
+      return `${path}: ${err.message}`
     }
+    compiling = path
     // `script` is each script's own, as in the engine: a local on the first line, which keeps line numbers.
-    if (process.env.LUAU_HOST_DEBUG) process.stderr.write(`compiling ${path}\n`)
-    compiled.set(path, state.loadstring(`local script = ...; ${source}`, `=${chunkname}`, false))
+    compiled.set(path, state.loadstring(`local script = ...; ${source}`, `=${chunkName(path)}`, false))
+    compiling = null
   }
+  return compiled.get(path)
 }
 
 const host = {
@@ -216,9 +215,7 @@ const host = {
   },
   read: (path) => escapeBytes(readFileSync(isAbsolute(path) ? path : join(ROOT, path))),
   list: (path) => (statSync(join(ROOT, path), { throwIfNoEntry: false })?.isDirectory() ? readdirSync(join(ROOT, path)).sort().join('\n') : undefined),
-  // The compiled function, or the compiler's message as a string. Compiled before the scenario starts: luau-web
-  // aborts the whole VM when the compiler fails inside a call from Luau, but not at the top level.
-  load: (path) => compiled.get(path) ?? `${path}: not compiled before the scenario started (see luau-host.mjs, sources)`,
+  load: compile,
   request: startRequest,
   stream: (kind, url) => {
     const id = nextId++
@@ -260,9 +257,10 @@ if (script === undefined) {
 state = await LuauState.createAsync({})
 state.env.set('Host', host, true)
 try {
-  compileAll(script)
+  // The files FILES names (compile.lua) are compiled here, at the top level, where a syntax error is a message.
+  for (const path of (process.env.FILES ?? '').split(',').filter((p) => p !== '')) compile(path)
   for (const path of ['test/clients/roblox/engine.lua', script]) {
-    const chunk = compiled.get(path)
+    const chunk = compile(path)
     if (typeof chunk !== 'function') throw new Error(String(chunk))
     await chunk()
   }
@@ -271,6 +269,12 @@ try {
   process.exitCode = 1
 }
 for (const s of streams.values()) s.close()
+// LUAU_HOST_CPU_LOG=FILE: one line per scenario run (its path, CPU and wall milliseconds), to measure what the
+// scenarios cost (docs/development.md).
+if (process.env.LUAU_HOST_CPU_LOG) {
+  const cpu = process.cpuUsage()
+  appendFileSync(process.env.LUAU_HOST_CPU_LOG, `${script}\t${Math.round((cpu.user + cpu.system) / 1000)}\t${Math.round(performance.now())}\n`)
+}
 // Standard output to a pipe is written asynchronously: exit once it is flushed (sockets a scenario left open would
 // otherwise keep the process alive).
 process.stdout.write('', () => process.exit())

@@ -1,6 +1,6 @@
 /**
- * The Roblox module's log queue (clients/roblox/PresenceLink.lua, its Logs section) when the service does not answer
- * or cannot take a batch, run by lua5.1 against the real service: connections refused, an answer lost after the
+ * The Roblox module's log queue (clients/roblox/PresenceLink/Logs.lua and LogBatches.lua) when the service does not answer
+ * or cannot take a batch, run under Luau against the real service: connections refused, an answer lost after the
  * service stored the batch, the service's Redis down (503). Each time the batch goes again, after a back-off, under
  * the same Idempotency-Key, and MySQL holds every event exactly once. The queue's normal work is in
  * PresenceLink.logs.test.ts, the service's limits in PresenceLink.log-storm.test.ts.

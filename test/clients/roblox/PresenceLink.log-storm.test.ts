@@ -1,6 +1,6 @@
 /**
- * The Roblox module's log queue (clients/roblox/PresenceLink.lua, its Logs section) against a service whose log limits
- * are far smaller than the module's budgets, run by lua5.1 against the real service: a 429 storm (each Retry-After
+ * The Roblox module's log queue (clients/roblox/PresenceLink/Logs.lua and LogBatches.lua) against a service whose log limits
+ * are far smaller than the module's budgets, run under Luau against the real service: a 429 storm (each Retry-After
  * honoured, each batch sent again under the same Idempotency-Key), and an events budget smaller than a batch (413:
  * split, under new keys, and kept to from then on). MySQL holds every event exactly once. The queue's normal work is
  * in PresenceLink.logs.test.ts, failures of the service in PresenceLink.log-faults.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The Roblox module's log queue (clients/roblox/PresenceLink.lua, its Logs section) run by lua5.1 against the real
+ * The Roblox module's log queue (clients/roblox/PresenceLink/Logs.lua and LogBatches.lua) run under Luau against the real
  * service, whose log limits run with their minute shortened to WINDOW seconds (RATE_LIMITS log=30/4,log_events=3000/4,
  * and the module's windowSeconds = 4), so that minutes of pacing take seconds. Each scenario logs from a game server
  * address of its own (127.0.0.x), so each has rate limits of its own. What counts is what reached MySQL: every event

@@ -1,5 +1,5 @@
 /**
- * Returning players: the Roblox module's `link:codeFor(player)` (GET /api/v1/players/{platform_user_id}) under lua5.1
+ * Returning players: the Roblox module's `link:codeFor(player)` (GET /api/v1/players/{platform_user_id}) under Luau
  * with the engine stand-ins of test/clients/roblox/harness.lua, against the real service and the Discord sandbox: the
  * code bound last, a paused code, none for a banned-only or unknown player, an error for what is no player, a refused
  * key; and the found code's text filtered from that player although rpc blocks carry no username.

@@ -1,6 +1,6 @@
 /**
  * The Roblox module's `watch` in a live server (RunService:IsStudio() false) receiving changes pushed through Open
- * Cloud messaging: the Lua module under lua5.1 with the engine stand-ins of test/clients/roblox/harness.lua (its
+ * Cloud messaging: the module under Luau with the engine stand-ins of test/clients/roblox/harness.lua (its
  * MessagingService reads what the sandbox's fake Open Cloud received), against the real service: front, worker with
  * the push publisher, and the real gateway on the Discord sandbox. The fake Open Cloud runs in a second sandbox
  * instance, because OPEN_CLOUD_API must name it before the service starts. Polling is made impossible after the first

@@ -1,6 +1,6 @@
 /**
- * The Roblox module's `watch` over the service's real streams: the Lua module (clients/roblox/PresenceLink.lua)
- * under lua5.1 with the test stand-in for HttpService (test/clients/roblox/harness.lua, whose WebStreamClient speaks
+ * The Roblox module's `watch` over the service's real streams: the module (clients/roblox/PresenceLink/)
+ * under Luau with the test stand-in for HttpService (test/clients/roblox/harness.lua, whose WebStreamClient speaks
  * SSE or WebSocket over a raw socket), against the real front and the Discord sandbox. Polling is made impossible (a poll
  * interval and a stream retry of an hour), so every block must have come through the stream. These run as in Studio
  * (RunService:IsStudio() true): live servers never open streams (PresenceLink.test.ts checks that).

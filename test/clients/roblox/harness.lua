@@ -428,8 +428,8 @@ function Harness.unixSeconds(iso)
 end
 
 -- What the fake Open Cloud received for a universe after `after` (OPEN_CLOUD_CONTROL_URL, else CONTROL_URL, then
--- /open-cloud/messages), or nil and why.
-local function openCloudMessages(universeId, after)
+-- /open-cloud/messages): its JSON text, or nil and why.
+local function openCloudText(universeId, after)
   local control = Engine.env("OPEN_CLOUD_CONTROL_URL") or Harness.env("CONTROL_URL")
   local target = control .. "/open-cloud/messages?universe_id=" .. string.format("%.0f", universeId)
   if after ~= nil then
@@ -439,7 +439,29 @@ local function openCloudMessages(universeId, after)
   if response == nil or response.status ~= 200 then
     return nil, "GET " .. target .. ": " .. tostring(response and response.status or err)
   end
-  return json.decode(response.body).messages
+  return response.body
+end
+
+local function openCloudMessages(universeId, after)
+  local text, err = openCloudText(universeId, after)
+  if text == nil then
+    return nil, err
+  end
+  return json.decode(text).messages
+end
+
+-- The newest message's seq (0 for none), read off the text: everything published so far need not be decoded (a
+-- message's own JSON is an escaped string there, so its quotes never read as "seq").
+local function latestSeq(universeId)
+  local text, err = openCloudText(universeId, nil)
+  if text == nil then
+    return nil, err
+  end
+  local latest = 0
+  for seq in string.gmatch(text, '"seq":(%d+)') do
+    latest = math.max(latest, tonumber(seq))
+  end
+  return latest
 end
 
 --- A MessagingService for `universeId`: SubscribeAsync(topic, callback) receives what the sandbox's fake Open Cloud
@@ -454,11 +476,7 @@ function Harness.messagingService(options)
       error("MessagingService:SubscribeAsync failed (the test made it fail)")
     end
     assert(type(topic) == "string" and #topic >= 1 and #topic <= 80, "topics are 1-80 characters")
-    local messages = assert(openCloudMessages(self.universeId, nil))
-    local after = 0
-    for _, m in messages do
-      after = math.max(after, m.seq)
-    end
+    local after = assert(latestSeq(self.universeId))
     local connection = { Connected = true }
     function connection:Disconnect()
       self.Connected = false

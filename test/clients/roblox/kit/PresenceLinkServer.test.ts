@@ -1,5 +1,5 @@
 /**
- * The kit's example server Script (clients/roblox/kit/PresenceLinkServer.server.lua), run by lua5.1 as the engine
+ * The kit's example server Script (clients/roblox/kit/PresenceLinkServer.server.lua), run under Luau as the engine
  * runs it (test/clients/roblox/kit.lua: a small stand-in for game, its services, Instance.new, script, task and warn)
  * against the real service and the Discord sandbox: a returning player gets their code back and their activity shown,
  * a new player links by typing their code into the RemoteEvent, their text is filtered, malformed input is ignored.
