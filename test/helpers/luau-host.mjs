@@ -1,7 +1,8 @@
 // The native side of the Roblox engine stand-in (test/clients/roblox/engine.lua, harness.lua): runs one scenario
 // script under a real Luau VM (the npm package luau-web: Luau compiled to WebAssembly) and gives it what the engine
 // does in C++ and Luau cannot do by itself: the clock, HTTP requests, SSE and WebSocket connections, files, the
-// environment and standard output. `node test/helpers/luau-host.mjs test/clients/roblox/poll.lua`.
+// environment and standard output. `node --liftoff-only test/helpers/luau-host.mjs test/clients/roblox/poll.lua` (the
+// flag: test/helpers/luau-scenario.ts).
 //
 // The bridge, as Host.* in Luau:
 //   now()                          wall time in seconds (millisecond precision and better)

@@ -122,20 +122,21 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   })
 
   t.test('the declaration is renewed with every reconcile poll', async (t) => {
-    const out = await runLuauScenario('push-renew.lua', { ...env, RUN_SECONDS: '3.5' })
+    const out = await runLuauScenario('push-renew.lua', { ...env, ROUNDS: '3' })
     t.equal(out.mode, 'push')
-    t.ok(out.declarations.length >= 3, `declared on each of the ${out.declarations.length} rounds of 1 s`)
+    t.ok(out.declarations.length >= 3, `declared on each of the ${out.declarations.length} rounds`)
     t.same(out.declarations.slice(0, -1).filter((codes: string[]) => codes.join() !== code), [], 'each renewal names the code')
+    t.ok(gaps(out.declaredAt).every((gap) => gap >= 0.9), `a round each reconcileInterval (1 s), not at once: ${gaps(out.declaredAt).map((g) => g.toFixed(2))}`)
     t.ok(out.reads >= 3, `a reconcile poll with each (${out.reads})`)
     t.equal(out.delivered, 1, 'an unchanged block is delivered once')
     t.same(out.errors, [])
   })
 
   t.test('MessagingService refuses the subscription: nothing is declared, watch polls and says why', async (t) => {
-    const out = await runLuauScenario('push-renew.lua', { ...env, RUN_SECONDS: '2.5', SUBSCRIBE_FAILS: '1' })
+    const out = await runLuauScenario('push-renew.lua', { ...env, ROUNDS: '2', SUBSCRIBE_FAILS: '1' })
     t.equal(out.mode, 'poll')
-    t.same(out.declarations, [], 'no declaration without the subscription')
-    t.ok(out.reads >= 2, `polled every pollInterval (${out.reads})`)
+    t.same(likeList(out.declarations), [], 'no declaration without the subscription')
+    t.ok(out.reads >= 2 && gaps(out.readAt).every((gap) => gap >= 0.9), `polled every pollInterval (1 s): ${gaps(out.readAt).map((g) => g.toFixed(2))}`)
     t.equal(out.errors.length, 1, 'said once (the next try is streamRetrySeconds later)')
     t.match(out.errors[0], { kind: 'push', detail: /MessagingService:SubscribeAsync failed/ })
   })
@@ -165,8 +166,18 @@ t.test('watch in a live server over the real push pipeline', async (t) => {
   }
 })
 
-/** lua-cjson writes an empty Lua table as {}: read `codes` as a list. */
+/** The harness writes an empty Luau table as {}: read `codes` as a list. */
 function likeArray(declaration: { codes: unknown }): unknown {
   const codes = declaration.codes
-  return { ...declaration, codes: Array.isArray(codes) ? codes : [] }
+  return { ...declaration, codes: likeList(codes) }
+}
+
+/** A list the harness wrote, {} when empty. */
+function likeList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
+
+/** The seconds between consecutive times. */
+function gaps(times: number[]): number[] {
+  return likeList(times).slice(1).map((at, i) => (at as number) - times[i]!)
 }
