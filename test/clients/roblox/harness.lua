@@ -22,7 +22,8 @@ connections). Each behaves as Roblox's engine reference (creator-docs) describes
                  (GET /control/open-cloud/messages?universe_id=ID&after=SEQ) and calls back with {Data, Sent}, each
                  call a task of its own, as the engine does; topics are 1-80 characters
 
-pcall is Luau's own: the called function may yield (a TextService or MessagingService call inside the module's pcall
+Errors the engine raises carry no script position (error(message, 0)), as an engine method's do. pcall is Luau's
+own: the called function may yield (a TextService or MessagingService call inside the module's pcall
 yields to the scheduler, as in the engine). Scenario scripts print one JSON line (Harness.emit) that the tap test
 asserts on.
 ]]
@@ -203,19 +204,19 @@ function HttpService:RequestAsync(request)
   local key = headers["idempotency-key"]
   if self.refuse ~= nil and self.refuse(request) then
     table.insert(self.requests, { method = method, url = request.Url, refused = true, idempotencyKey = key, body = request.Body, at = Harness.clock() })
-    error("HttpError: ConnectFail (refused by the test)")
+    error("HttpError: ConnectFail (refused by the test)", 0)
   end
   local record = { method = method, url = request.Url, authorization = headers.authorization, body = request.Body, idempotencyKey = key, at = Harness.clock() }
   table.insert(self.requests, record)
   local response, err = send(method, request.Url, headers, request.Body, self.sourceAddress)
   if response == nil then
-    error(err)
+    error(err, 0)
   end
   record.status = response.status
   record.retryAfter = tonumber(response.headers["retry-after"] or "")
   if self.loseAnswer ~= nil and self.loseAnswer(request) then
     record.answerLost = true
-    error("HttpError: Timedout (the test dropped the answer after the service sent it)")
+    error("HttpError: Timedout (the test dropped the answer after the service sent it)", 0)
   end
   return {
     Success = response.status >= 200 and response.status < 300,
@@ -259,10 +260,10 @@ function HttpService:CreateWebStreamClient(kind, options)
   end
   function client:Send(message)
     if kindName ~= "WebSocket" then
-      error("Send works only on WebSocket clients")
+      error("Send works only on WebSocket clients", 0)
     end
     if not self.open or self.closed then
-      error("the WebSocket is not open")
+      error("the WebSocket is not open", 0)
     end
     table.insert(requests, { method = "SEND", url = message })
     host.send(id, bridge.escape(message))
@@ -337,11 +338,11 @@ function Harness.textService(options)
     Harness.sleep(self.delay)
     if self.fail == "filter" then
       self.inFlight -= 1
-      error("TextService:FilterStringAsync failed (the test made it fail)")
+      error("TextService:FilterStringAsync failed (the test made it fail)", 0)
     end
     if self.players ~= nil and self.players:GetPlayerByUserId(fromUserId) == nil then
       self.inFlight -= 1
-      error("TextService:FilterStringAsync: user " .. tostring(fromUserId) .. " is not online on this server")
+      error("TextService:FilterStringAsync: user " .. tostring(fromUserId) .. " is not online on this server", 0)
     end
     local filtered = censor(text, self.words)
     return {
@@ -349,7 +350,7 @@ function Harness.textService(options)
         Harness.sleep(0)
         service.inFlight -= 1
         if service.fail == "result" then
-          error("TextFilterResult:GetNonChatStringForBroadcastAsync failed (the test made it fail)")
+          error("TextFilterResult:GetNonChatStringForBroadcastAsync failed (the test made it fail)", 0)
         end
         return filtered
       end,
@@ -473,7 +474,7 @@ function Harness.messagingService(options)
   function service:SubscribeAsync(topic, callback)
     Harness.sleep(0)
     if self.fail then
-      error("MessagingService:SubscribeAsync failed (the test made it fail)")
+      error("MessagingService:SubscribeAsync failed (the test made it fail)", 0)
     end
     assert(type(topic) == "string" and #topic >= 1 and #topic <= 80, "topics are 1-80 characters")
     local after = assert(latestSeq(self.universeId))
