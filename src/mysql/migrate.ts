@@ -6,6 +6,7 @@ import * as deliverySafety from './migrations/0003-delivery-safety.js'
 import * as infractionPardons from './migrations/0004-infraction-pardons.js'
 import * as copyVersions from './migrations/0005-copy-versions.js'
 import * as pushTargets from './migrations/0006-push-targets.js'
+import * as logSearch from './migrations/0007-log-search.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-infraction-pardons': infractionPardons,
   '0005-copy-versions': copyVersions,
   '0006-push-targets': pushTargets,
+  '0007-log-search': logSearch,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */
