@@ -23,7 +23,7 @@ const COLUMNS = sql.raw(
 )
 
 /** The SELECT of a plan, with MySQL's time limit (a comment to MariaDB); EXPLAIN takes it as it is. */
-export function searchStatement(plan: SearchPlan): RawBuilder<unknown> {
+export function searchStatement(plan: SearchPlan, timeoutSeconds = SEARCH_TIMEOUT_SECONDS): RawBuilder<unknown> {
   const where: RawBuilder<unknown>[] = plan.equal.map(([column, value]) => sql`${sql.ref(column)} = ${value}`)
   if (plan.since !== null) where.push(sql`received_at >= ${plan.since}`)
   if (plan.until !== null) where.push(sql`received_at < ${plan.until}`)
@@ -34,7 +34,7 @@ export function searchStatement(plan: SearchPlan): RawBuilder<unknown> {
     where.push(sql`(received_at < ${plan.before.receivedAt} OR id < ${plan.before.id})`)
   }
   const filter = where.length === 0 ? sql`` : sql`WHERE ${sql.join(where, sql` AND `)}`
-  return sql`SELECT /*+ MAX_EXECUTION_TIME(${sql.lit(SEARCH_TIMEOUT_SECONDS * 1000)}) */ ${COLUMNS} FROM log_entries FORCE INDEX (${sql.raw(plan.index)}) ${filter} ORDER BY received_at DESC, id DESC LIMIT ${sql.lit(plan.fetch)}`
+  return sql`SELECT /*+ MAX_EXECUTION_TIME(${sql.lit(Math.ceil(timeoutSeconds * 1000))}) */ ${COLUMNS} FROM log_entries FORCE INDEX (${sql.raw(plan.index)}) ${filter} ORDER BY received_at DESC, id DESC LIMIT ${sql.lit(plan.fetch)}`
 }
 
 interface SearchRow {
@@ -76,15 +76,15 @@ function entryOf(r: SearchRow): FoundLogEntry {
 /**
  * One page of a search, newest first. The statement carries its own time limit: MariaDB runs the executable
  * comment (`SET STATEMENT max_statement_time`), MySQL reads the optimizer hint; each takes the other's for a plain
- * comment. Throws SearchTimeoutError when the server stopped it.
+ * comment. Throws SearchTimeoutError when the server stopped it (SEARCH_TIMEOUT_SECONDS unless told).
  */
-export async function searchLogEntries(db: Db, filter: LogSearchFilter): Promise<SearchPage> {
+export async function searchLogEntries(db: Db, filter: LogSearchFilter, timeoutSeconds = SEARCH_TIMEOUT_SECONDS): Promise<SearchPage> {
   const plan = planSearch(filter)
   try {
-    const { rows } = await sql<SearchRow>`/*M!100100 SET STATEMENT max_statement_time=${sql.lit(SEARCH_TIMEOUT_SECONDS)} FOR */ ${searchStatement(plan)}`.execute(db)
+    const { rows } = await sql<SearchRow>`/*M!100100 SET STATEMENT max_statement_time=${sql.lit(timeoutSeconds)} FOR */ ${searchStatement(plan, timeoutSeconds)}`.execute(db)
     return pageOf(plan, rows.map(entryOf))
   } catch (err) {
-    if (TIMEOUT_ERRNOS.some((errno) => hasErrno(err, errno))) throw new SearchTimeoutError(`the search ran longer than ${SEARCH_TIMEOUT_SECONDS} s and the server stopped it`, { cause: err })
+    if (TIMEOUT_ERRNOS.some((errno) => hasErrno(err, errno))) throw new SearchTimeoutError(`the search ran longer than ${timeoutSeconds} s and the server stopped it`, { cause: err })
     throw err
   }
 }

@@ -26,7 +26,7 @@ export const ONLINE_ALTER_DEFAULTS: OnlineAlterOptions = { lockWaitSeconds: 5, a
 const ONLINE_LOG_TOO_BIG = 1799
 
 /** Runs `statement` (an online ALTER of `table`) as the header says; throws with what to do when it cannot. */
-export async function alterOnline(db: Kysely<unknown>, table: string, statement: RawBuilder<unknown>, options: OnlineAlterOptions = ONLINE_ALTER_DEFAULTS): Promise<void> {
+export async function alterOnline(db: Kysely<any>, table: string, statement: RawBuilder<unknown>, options: OnlineAlterOptions = ONLINE_ALTER_DEFAULTS): Promise<void> {
   const { rows } = await sql<{ wait: number | string }>`SELECT @@SESSION.lock_wait_timeout AS wait`.execute(db)
   const previous = Number(rows[0]!.wait)
   await sql`SET SESSION lock_wait_timeout = ${sql.lit(options.lockWaitSeconds)}`.execute(db)

@@ -10,10 +10,10 @@
  * Galera the ALTER runs as total order isolation and blocks the table's writes cluster-wide for its duration.
  */
 import { sql, type Kysely } from 'kysely'
-import { alterOnline, ONLINE_ALTER_DEFAULTS, type OnlineAlterOptions } from '../online-alter.js'
+import { alterOnline } from '../online-alter.js'
 
 /** Adds the search indexes and drops the two they supersede, in one online ALTER (all or nothing). */
-export async function up(db: Kysely<unknown>, options: OnlineAlterOptions = ONLINE_ALTER_DEFAULTS): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await alterOnline(
     db,
     'log_entries',
@@ -29,7 +29,6 @@ export async function up(db: Kysely<unknown>, options: OnlineAlterOptions = ONLI
         DROP KEY log_entries_code,
         ALGORITHM = INPLACE, LOCK = NONE
     `,
-    options,
   )
 }
 
