@@ -3,11 +3,10 @@
  * names (mysql/model/log-search.ts), newest first, bounded in time by the server (SEARCH_TIMEOUT_SECONDS), and the
  * cursor of an entry by id. Plain reads: no locks.
  */
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { hasErrno } from './connection.js'
 import { pageOf, planSearch, type FoundLogEntry, type LogSearchFilter, type SearchCursor, type SearchPage, type SearchPlan } from './model/log-search.js'
-import type { Db, DeliveryState } from './schema.js'
-import type { LogCategoryName } from '../queue/model/log-categories.js'
+import type { Db, LogEntriesTable } from './schema.js'
 
 /** Longest a search statement may run before the server stops it. */
 export const SEARCH_TIMEOUT_SECONDS = 30
@@ -37,22 +36,24 @@ export function searchStatement(plan: SearchPlan, timeoutSeconds = SEARCH_TIMEOU
   return sql`SELECT /*+ MAX_EXECUTION_TIME(${sql.lit(Math.ceil(timeoutSeconds * 1000))}) */ ${COLUMNS} FROM log_entries FORCE INDEX (${sql.raw(plan.index)}) ${filter} ORDER BY received_at DESC, id DESC LIMIT ${sql.lit(plan.fetch)}`
 }
 
-interface SearchRow {
-  id: string
-  received_at: Date
-  created_at: Date
-  category: LogCategoryName
-  event_type: string
-  description: string
-  platform_username: string | null
-  platform_user_id: string | null
-  issued_by: string | null
-  code: string | null
-  source: string
-  source_ip: string | null
-  data: string | null
-  delivery_state: DeliveryState
-}
+/** The columns a search reads, as selected. */
+type SearchRow = Pick<
+  Selectable<LogEntriesTable>,
+  | 'id'
+  | 'received_at'
+  | 'created_at'
+  | 'category'
+  | 'event_type'
+  | 'description'
+  | 'platform_username'
+  | 'platform_user_id'
+  | 'issued_by'
+  | 'code'
+  | 'source'
+  | 'source_ip'
+  | 'data'
+  | 'delivery_state'
+>
 
 function entryOf(r: SearchRow): FoundLogEntry {
   return {

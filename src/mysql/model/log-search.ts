@@ -12,6 +12,7 @@
  * below takes the filter most likely to be selective: one code, one player (by id, then by name), one event type,
  * one category.
  */
+import type { EntryView } from '../../delivery/model/embeds.js'
 import type { LogCategoryName } from '../../queue/model/log-categories.js'
 
 /** Most entries one search returns. */
@@ -102,20 +103,10 @@ export function planSearch(filter: LogSearchFilter): SearchPlan {
 /** Delivery state of an entry, as stored. */
 export type FoundDeliveryState = 'pending' | 'sent' | 'failed' | 'none'
 
-/** One entry a search found, as stored. */
-export interface FoundLogEntry {
-  id: string
-  receivedAt: Date
+/** One entry a search found, as stored: what an embed shows of it, and the rest of its row. */
+export interface FoundLogEntry extends EntryView {
   /** When MySQL stored it (created_at). */
   storedAt: Date
-  category: LogCategoryName
-  eventType: string
-  description: string
-  platformUsername: string | null
-  platformUserId: string | null
-  issuedBy: string | null
-  code: string | null
-  source: string
   sourceIp: string | null
   /** The event's extra data as stored (JSON text), or null. */
   data: string | null

@@ -3,23 +3,15 @@
  * received_at, the two it supersedes gone, every entry kept; down puts the earlier indexes back, and up again works.
  * MariaDB either builds them online (LOCK=NONE) or refuses the statement, so its success is the online build.
  */
-import { Migrator, sql } from 'kysely'
+import { sql } from 'kysely'
 import t from 'tap'
-import { createDatabase, ensureDatabase } from '../../../src/mysql/connection.js'
-import { MIGRATIONS } from '../../../src/mysql/migrate.js'
+import { createMigrator } from '../../../src/mysql/migrate.js'
 import { SEARCH_INDEXES } from '../../../src/mysql/model/log-search.js'
-import { dropEverything, testConfig, uniqueName } from '../../helpers/stack.js'
+import { unmigratedDatabase } from '../../helpers/stack.js'
 
 t.test('migration 0007', async (t) => {
-  const name = uniqueName()
-  const config = testConfig(name)
-  await ensureDatabase(config.databaseUrl)
-  const db = createDatabase(config.databaseUrl, 2)
-  t.teardown(async () => {
-    await db.destroy()
-    await dropEverything(config, name)
-  })
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' })
+  const { db } = await unmigratedDatabase(t)
+  const migrator = createMigrator(db)
   t.notOk((await migrator.migrateTo('0006-push-targets')).error)
   const rows = Array.from({ length: 500 }, (_, i) => sql`(${`m:${i}`}, ${['server', 'ingame', 'moderation'][i % 3]!}, ${`e${i % 7}`}, 'd', ${i % 2 === 0 ? 'Builderman' : null}, ${i % 2 === 0 ? 156 : null}, ${i % 5 === 0 ? 'AB12' : null}, 'test', NOW(3) - INTERVAL ${i} SECOND)`)
   await sql`INSERT INTO log_entries (dedupe_key, category, event_type, description, platform_username, platform_user_id, code, source, received_at) VALUES ${sql.join(rows)}`.execute(db)
