@@ -1,14 +1,12 @@
 /**
  * `presence-link logs search` against the real MariaDB, with entries stored directly and one through the API and the
  * log consumer: the table and the JSON exactly, every filter, pages, and each refused argument with the exit status
- * the other commands use (2: the line does not parse, 64: the command refuses it, 1: no such entry); then the built
- * CLI, for what goes to stdout and stderr.
+ * the other commands use (2: the line does not parse, 64: the command refuses it, 1: no such entry). Which stream
+ * each goes to is the CLI's, for every command (test/cli.test.ts).
  */
 import t from 'tap'
 import { runCommand } from '../../src/cli/dispatch.js'
 import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
-import { buildApp } from '../helpers/built-app.js'
-import { runBuilt } from '../helpers/run-built.js'
 import { eventually, postJson, startStack } from '../helpers/stack.js'
 
 const HEADER_AFTER_ID = '  RECEIVED (UTC)            CATEGORY    EVENT TYPE            PLAYER                        CODE  DESCRIPTION'
@@ -146,18 +144,5 @@ t.test('logs search', async (t) => {
     ]
     for (const [args, exitCode, error] of refused) t.same(await search(...args), { lines: [error, ...USAGE], exitCode }, args.join(' '))
     t.same(await search('--before', '999999999'), { lines: ['error: no log entry 999999999: it was pruned or never stored (page by time with --until instead)'], exitCode: 1 })
-  })
-
-  t.test('the built CLI: the result on stdout, refusals on stderr with their status', async (t) => {
-    const app = await buildApp(t)
-    const env = { DATABASE_URL: stack.config.databaseUrl, REDIS_URL: stack.config.redisUrl, REDIS_PREFIX: stack.config.redisPrefix, LOG_LEVEL: 'silent' }
-    const cli = (...args: string[]) => runBuilt(app, ['logs', 'search', ...args], env, { withinMs: 60_000 })
-    const found = await cli('--code', '0PUK')
-    t.same(found, { code: 0, stdout: `${[...table('kick'), '1 entry, newest first'].join('\n')}\n`, stderr: '' })
-    const json = await cli('--json', '--event-type', 'boot')
-    t.equal(json.code, 0, json.stderr)
-    t.match(JSON.parse(json.stdout), [{ id: Number(boot), event_type: 'boot', description: 'Server started' }])
-    t.same(await cli('--category', 'audit'), { code: 64, stdout: '', stderr: `${['error: --category needs server, ingame or moderation', ...USAGE].join('\n')}\n` })
-    t.same(await cli('--limit', '0'), { code: 2, stdout: '', stderr: `${['error: --limit needs a whole number from 1 to 1000, not "0"', ...USAGE].join('\n')}\n` })
   })
 })
