@@ -75,7 +75,7 @@ export const Metric = {
   }),
   rateLimited: spec({
     name: 'presence_link_rate_limited_total',
-    help: 'Requests rejected with 429 by the per-IP rate limit, by route name.',
+    help: 'Requests rejected with 429 by the per-IP rate limit, by route name (log_events: log batches refused by the events budget).',
     kind: 'counter',
     labels: ['route'],
     process: 'front',
@@ -414,11 +414,11 @@ export const STREAM_KINDS = ['sse', 'ws'] as const
 /** Every metric definition, in list order. */
 export const ALL_METRICS: readonly MetricSpec[] = Object.values(Metric)
 
-/** Routes with a rate limit: every route of the rate-limit configuration. */
+/** Routes with a rate limit: every budget of the rate-limit configuration (`log_events` is the log route's events budget). */
 export const LIMITED_ROUTES: readonly string[] = Object.keys(DEFAULT_RATE_LIMITS)
 
 /** Route names of the front (the label `route`); anything else is counted as `other`. */
-export const ROUTES: readonly string[] = [...LIMITED_ROUTES, 'healthz', 'readyz', 'not_found']
+export const ROUTES: readonly string[] = [...LIMITED_ROUTES.filter((r) => r !== 'log_events'), 'healthz', 'readyz', 'not_found']
 
 /** Bind outcomes (the label `status` of bind outcomes). */
 export const BIND_OUTCOMES = [
