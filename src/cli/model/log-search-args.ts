@@ -4,7 +4,7 @@
  */
 import { isCode } from '../../codes/model/codes.js'
 import type { LogSearchFilter } from '../../mysql/model/log-search.js'
-import { isLogCategory } from '../../queue/model/log-categories.js'
+import { isLogCategory, type LogCategoryName } from '../../queue/model/log-categories.js'
 import { PLATFORM_USER_ID } from '../../safety/model/watchlist.js'
 
 /** The flags as the command line gives them (limit already a whole number in range). */
@@ -74,57 +74,81 @@ function isoInstant(text: string): number | null {
   return Number.isNaN(ms) ? null : ms
 }
 
+/** One argument read: its value, or why it is refused. */
+type Read<T> = { ok: true; value: T } | { ok: false; problem: string }
+
+function accept<T>(value: T): Read<T> {
+  return { ok: true, value }
+}
+
+function refuse(problem: string): Read<never> {
+  return { ok: false, problem }
+}
+
+function readCategory(typed: string): Read<LogCategoryName> {
+  return isLogCategory(typed) ? accept(typed) : refuse('--category needs server, ingame or moderation')
+}
+
+function readEventType(typed: string): Read<string> {
+  const type = typed.trim()
+  if (type === '' || type.length > MAX_EVENT_TYPE || CONTROL.test(typed)) return refuse(`--event-type needs an event type: 1-${MAX_EVENT_TYPE} characters, no control characters`)
+  return accept(type)
+}
+
+function readRobloxUser(typed: string): Read<string> {
+  return PLATFORM_USER_ID.test(typed) ? accept(typed) : refuse('--roblox-user needs a Roblox user id (a positive whole number)')
+}
+
+function readUsername(typed: string): Read<string> {
+  return ROBLOX_USERNAME.test(typed) ? accept(typed) : refuse('--username needs a Roblox username: 3-20 letters, digits or _')
+}
+
 /** A CODE in any case (only ASCII letters are raised: toUpperCase would turn `ı` into `I`). */
-function readCode(typed: string): string | undefined {
+function readCode(typed: string): Read<string> {
   const code = typed.replace(/[a-z]/g, (c) => c.toUpperCase())
-  return isCode(code) ? code : undefined
+  return isCode(code) ? accept(code) : refuse('--code needs a CODE of 4 characters A-Z or 0-9 (in any case)')
 }
 
-function timeProblem(flag: string, typed: string, problem: string | null): string {
-  return problem === null ? `--${flag} needs ${TIME_ARGUMENT_TEXT}, not ${JSON.stringify(typed)}` : `--${flag} ${JSON.stringify(typed)} ${problem}`
+function timeReader(flag: string, now: Date): (typed: string) => Read<Date> {
+  return (typed) => {
+    const time = parseSearchTime(typed, now)
+    if (time.ok) return accept(time.at)
+    return refuse(time.problem === null ? `--${flag} needs ${TIME_ARGUMENT_TEXT}, not ${JSON.stringify(typed)}` : `--${flag} ${JSON.stringify(typed)} ${time.problem}`)
+  }
 }
 
-/** Reads the arguments of a search; `now` anchors the ages. */
+/** Reads the arguments of a search, in the order of its help; the first refused one gives the reason. `now` anchors the ages. */
 export function readSearchArguments(args: LogSearchArguments, now: Date): ReadSearch {
   const filter: LogSearchFilter = { limit: args.limit }
-  // Each given argument, in the order of the command line's help: read into the filter, or the reason it is refused.
-  const steps: Array<readonly [string | undefined, (typed: string) => string | null]> = [
-    [args.category, (c) => (isLogCategory(c) ? ((filter.category = c), null) : '--category needs server, ingame or moderation')],
-    [
-      args.eventType,
-      (e) =>
-        e.trim() !== '' && e.trim().length <= MAX_EVENT_TYPE && !CONTROL.test(e)
-          ? ((filter.eventType = e.trim()), null)
-          : `--event-type needs an event type: 1-${MAX_EVENT_TYPE} characters, no control characters`,
-    ],
-    [args.robloxUser, (u) => (PLATFORM_USER_ID.test(u) ? ((filter.platformUserId = u), null) : '--roblox-user needs a Roblox user id (a positive whole number)')],
-    [args.username, (u) => (ROBLOX_USERNAME.test(u) ? ((filter.platformUsername = u), null) : '--username needs a Roblox username: 3-20 letters, digits or _')],
-    [
-      args.code,
-      (typed) => {
-        const code = readCode(typed)
-        return code === undefined ? '--code needs a CODE of 4 characters A-Z or 0-9 (in any case)' : ((filter.code = code), null)
-      },
-    ],
-    [
-      args.since,
-      (typed) => {
-        const time = parseSearchTime(typed, now)
-        return time.ok ? ((filter.since = time.at), null) : timeProblem('since', typed, time.problem)
-      },
-    ],
-    [
-      args.until,
-      (typed) => {
-        const time = parseSearchTime(typed, now)
-        return time.ok ? ((filter.until = time.at), null) : timeProblem('until', typed, time.problem)
-      },
-    ],
-  ]
-  for (const [typed, read] of steps) {
-    const problem = typed === undefined ? null : read(typed)
-    if (problem !== null) return { ok: false, message: problem }
+  let problem: string | null = null
+  const take = <T>(typed: string | undefined, read: (typed: string) => Read<T>, set: (value: T) => void): void => {
+    if (typed === undefined || problem !== null) return
+    const r = read(typed)
+    if (r.ok) set(r.value)
+    else problem = r.problem
   }
+  take(args.category, readCategory, (v) => {
+    filter.category = v
+  })
+  take(args.eventType, readEventType, (v) => {
+    filter.eventType = v
+  })
+  take(args.robloxUser, readRobloxUser, (v) => {
+    filter.platformUserId = v
+  })
+  take(args.username, readUsername, (v) => {
+    filter.platformUsername = v
+  })
+  take(args.code, readCode, (v) => {
+    filter.code = v
+  })
+  take(args.since, timeReader('since', now), (v) => {
+    filter.since = v
+  })
+  take(args.until, timeReader('until', now), (v) => {
+    filter.until = v
+  })
+  if (problem !== null) return { ok: false, message: problem }
   if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) {
     return { ok: false, message: `--since (${filter.since.toISOString()}) must be before --until (${filter.until.toISOString()})` }
   }
