@@ -6,6 +6,7 @@ import * as deliverySafety from './migrations/0003-delivery-safety.js'
 import * as infractionPardons from './migrations/0004-infraction-pardons.js'
 import * as copyVersions from './migrations/0005-copy-versions.js'
 import * as pushTargets from './migrations/0006-push-targets.js'
+import * as deliveryDigest from './migrations/0010-delivery-digest.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-infraction-pardons': infractionPardons,
   '0005-copy-versions': copyVersions,
   '0006-push-targets': pushTargets,
+  '0010-delivery-digest': deliveryDigest,
 }
 
 /** Migrates to the latest version; throws with the failing migration's name on error. */

@@ -13,12 +13,11 @@ import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
-import { startProcess, type BenchProcess } from '../../harness/processes.js'
-import { sleep, waitForFront } from '../../harness/readiness.js'
+import { sleep, waitFor } from '../../harness/readiness.js'
 import { control, startSandbox, type Sandbox } from '../../harness/sandbox.js'
-import { createScratch, type Scratch } from '../../harness/scratch.js'
+import type { Scratch } from '../../harness/scratch.js'
+import { openDeliveryWorld, type DeliveryWorld } from './delivery-world.js'
 import { percentile } from '../../harness/stats.js'
-import { buildApiKeyService } from '../../../src/runtime/services.js'
 import { DefaultIds } from '../../../src/sandbox/world.js'
 
 /** What one overload run is asked to do. */
@@ -91,8 +90,19 @@ async function pendingNow(scratch: Scratch, since: Date): Promise<{ pending: num
   return { pending: Number(row.n), oldestMs: row.oldest === null ? null : new Date(row.oldest).getTime() }
 }
 
+/** `fn`, tried again up to twice when it throws (a kept-alive connection the sandbox closed as the request left). */
+async function retried<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (i >= attempts) throw err
+    }
+  }
+}
+
 async function sandboxCounts(sandbox: Sandbox): Promise<{ ok: number; limited: number }> {
-  const { byRoute } = await control<{ byRoute: Record<string, number> }>(sandbox, 'GET', 'requests')
+  const { byRoute } = await retried(() => control<{ byRoute: Record<string, number> }>(sandbox, 'GET', 'requests'))
   let ok = 0
   let limited = 0
   for (const [key, n] of Object.entries(byRoute)) {
@@ -129,23 +139,13 @@ async function postPaced(post: (i: number) => Promise<boolean>, rate: number, se
 /** Runs one overload on a world of its own and removes what it made. */
 export async function measureOverload(plan: OverloadPlan, log: (message: string) => void): Promise<OverloadResult> {
   const sandbox = await startSandbox()
-  const children: BenchProcess[] = []
-  let scratch: Scratch | undefined
+  let opened: DeliveryWorld | undefined
   try {
     const hook = plan.destination === 'webhook' ? await control<{ url: string }>(sandbox, 'POST', 'webhooks', { channel_id: DefaultIds.ingameLog, name: 'bench' }) : null
-    scratch = await createScratch({
-      stem: 'dover',
-      poolSize: 4,
-      env: { DISCORD_TOKEN: 'sandbox-token', DISCORD_API: sandbox.apiBase, LOG_DESTINATION_INGAME: hook?.url ?? DefaultIds.ingameLog, ...plan.env },
-    })
-    const world = scratch
-    const key = await buildApiKeyService(world.db, world.redis, world.ctx.keys).create('bench')
-    if (!key.ok) throw new Error('no API key')
-    const bearer = `Bearer ${key.key}`
-    children.push(startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker', 'log', 'delivery'], env: world.env, echoStderr: true }))
-    children.push(startProcess({ name: 'front', script: 'src/cli.js', args: ['front'], env: world.env, echoStderr: true }))
-    await waitForFront(world.port, 120_000, 50)
-    log(`front and worker up; database pl_${world.name}; ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}; node ${process.version}`)
+    opened = await openDeliveryWorld(sandbox, 'dover', { LOG_DESTINATION_INGAME: hook?.url ?? DefaultIds.ingameLog, ...plan.env }, log)
+    const { world, bearer } = opened
+    // The delivery consumer writes LOG_DESTINATION_INGAME into MySQL as it starts: an entry stored before that is `none`.
+    await waitFor('the ingame destination seeded', async () => (await world.db.selectFrom('log_destinations').select('category').where('category', '=', CATEGORY).executeTakeFirst()) !== undefined, 120_000, 50)
     await control(sandbox, 'DELETE', 'requests')
 
     const tag = `overload_${randomBytes(3).toString('hex')}`
@@ -168,7 +168,10 @@ export async function measureOverload(plan: OverloadPlan, log: (message: string)
       while (sampling) {
         // The next whole second from the start (a slow sample skips seconds rather than bunching up behind them).
         await sleep(1000 - ((Date.now() - startedWall) % 1000))
-        const [backlog, counts] = await Promise.all([pendingNow(world, since), sandboxCounts(sandbox)])
+        // A sample that fails (a kept-alive connection closed under it, a slow query) is skipped, not fatal.
+        const read = await Promise.all([pendingNow(world, since), sandboxCounts(sandbox)]).catch(() => null)
+        if (read === null) continue
+        const [backlog, counts] = read
         const now = Date.now()
         samples.push({
           atSeconds: Math.round((now - startedWall) / 1000),
@@ -213,7 +216,7 @@ export async function measureOverload(plan: OverloadPlan, log: (message: string)
       .execute()
     const delays = delivered.map((r) => r.delivered_at!.getTime() - r.received_at.getTime())
     const counts = await sandboxCounts(sandbox)
-    const messages = await control<Array<{ embeds: Array<{ title?: string }> }>>(sandbox, 'GET', `messages?channel_id=${DefaultIds.ingameLog}`)
+    const messages = await retried(() => control<Array<{ embeds: Array<{ title?: string }> }>>(sandbox, 'GET', `messages?channel_id=${DefaultIds.ingameLog}`))
     const digestMessages = messages.filter((m) => /digest/i.test(m.embeds[0]?.title ?? '')).length
     return {
       plan,
@@ -232,9 +235,8 @@ export async function measureOverload(plan: OverloadPlan, log: (message: string)
       note: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}`,
     }
   } finally {
-    await Promise.all(children.map((c) => c.stop()))
     try {
-      await scratch?.remove()
+      await opened?.close()
     } finally {
       await sandbox.close()
     }
