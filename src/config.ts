@@ -54,12 +54,15 @@ const list = v.pipe(
 const snowflakeList = (name: string) =>
   v.pipe(list, v.check((xs) => xs.every((x) => /^\d{1,20}$/.test(x)), `${name} must be a comma list of Discord ids`))
 
-/** Rate limits: `off`, or overrides like `bind=10/60,log=30/60,callbacks=100/10,rpc=100/10` (points/seconds). */
+/**
+ * Rate limits: `off`, or overrides like `bind=10/60,log=30/60,callbacks=100/10,rpc=100/10` (points/seconds);
+ * `log_events` counts the events of log batches (one per event) rather than requests; a single event spends only `log`.
+ */
 const RateLimitsSchema = v.pipe(
   v.string(),
   v.trim(),
   v.check(
-    (s) => s === '' || s === 'off' || /^(\s*(bind|log|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)(,\s*(bind|log|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)*$/.test(s),
+    (s) => s === '' || s === 'off' || /^(\s*(bind|log|log_events|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)(,\s*(bind|log|log_events|callbacks|rpc|info|safety|push|players)=\d+\/\d+\s*)*$/.test(s),
     'RATE_LIMITS must be off or a comma list like bind=10/60,log=30/60,callbacks=100/10,rpc=100/10',
   ),
   v.transform((s): RateLimits | null => {
@@ -80,10 +83,14 @@ export interface RateLimit {
   seconds: number
 }
 
-/** The four limited routes of the spec, info and safety (the log's numbers by default), push subscriptions and players. */
+/**
+ * The four limited routes of the spec, info and safety (the log's numbers by default), push subscriptions and players;
+ * and `log_events`, the events budget of the log route (points are events: a batch of N spends N).
+ */
 export interface RateLimits {
   bind: RateLimit
   log: RateLimit
+  log_events: RateLimit
   callbacks: RateLimit
   rpc: RateLimit
   info: RateLimit
@@ -96,6 +103,8 @@ export interface RateLimits {
 export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   bind: { points: 10, seconds: 60 },
   log: { points: 30, seconds: 60 },
+  // 30 batches of 100 a minute: a game server's log requests, full.
+  log_events: { points: 3000, seconds: 60 },
   callbacks: { points: 100, seconds: 10 },
   rpc: { points: 100, seconds: 10 },
   info: { points: 30, seconds: 60 },

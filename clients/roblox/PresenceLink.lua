@@ -12,6 +12,8 @@ ServerScriptService (game clients never see it; never put it in ReplicatedStorag
   local code = link:codeFor(player)                   -- a returning player's code, or nil
   local blocks, err = link:poll({ "K7QX", "AB12" })    -- one parsed block per code, its text filtered
   local watcher = link:watch({}, function(block) ... end)  -- then watcher:add(code, player), watcher:remove(code)
+  link:log("ingame", { event_type = "player_join", description = "joined", player = player })  -- { queued = true }
+  local stats = link:logStats()                        -- queued, sent, dropped by reason, retries, lastError
 
 Text: every username and activity line handed to game code went through TextService:FilterStringAsync (from the
 linked player) and TextFilterResult:GetNonChatStringForBroadcastAsync; text that could not be filtered is replaced by
@@ -19,6 +21,9 @@ PresenceLink.HIDDEN_TEXT, never shown raw (`rawText = true` in new() is for code
 watch: in a live server, pushed changes arrive through MessagingService (topic "presence-link", which the service
 publishes to through Open Cloud), with a slow reconcile poll; SSE and WebSocket streams work in Studio only
 (HttpService:CreateWebStreamClient is "available in Studio only"), so watch tries them only in Studio.
+Logs: log() queues and returns at once; a flusher sends batches of up to 100 events per category, paced inside the
+service's log limits (28 requests and 2,800 events a minute), retries with the same Idempotency-Key, drops the
+lowest category first when the queue is full, and sends what is left on game:BindToClose (the Logs section).
 
 Written in the part of Luau that Lua 5.1 also runs (no type annotations, no `continue`, no compound assignment, no
 string interpolation), so the project's tests run this very file under lua5.1 against the real service.
@@ -29,7 +34,7 @@ See docs/roblox.md for the ten-minute guide and README.md next to this file for 
 local PresenceLink = {}
 PresenceLink.__index = PresenceLink
 
-PresenceLink.VERSION = "1.1.0"
+PresenceLink.VERSION = "2.0.0"
 
 -- Letters new codes never contain, and the digit a player meant (O is zero; I and a lowercase l are one).
 PresenceLink.LOOK_ALIKES = { O = "0", I = "1", L = "1" }
@@ -919,13 +924,19 @@ local function option(value, default)
   return value
 end
 
+-- The log queue's constructor, defined in the Logs section below (it uses failure and playerOf, defined after new).
+local newLogQueue
+
 --- Creates a client. options: baseUrl (ending in /api/v1), apiKey (a Secret from HttpService:GetSecret, or a
 --- string), and optionally requestsPerMinute (400), maxWaitSeconds (how long a call may wait for the governor, 5),
 --- pollInterval (seconds between polls in watch without push or stream, 30), reconcileInterval (seconds between the
 --- reconcile polls of a live server's push, 60), push (false: live servers poll instead), streamRetrySeconds (60),
 --- stream ("sse", "websocket" or false; Studio only), rawText (true: no filtering, for code that filters itself),
---- hiddenText, filterConcurrency (4), filterCacheSize (1000), universeId and serverId (game.GameId, game.JobId), and
---- the engine's pieces for tests: httpService, textService, players, runService, messagingService, clock, sleep, spawn.
+--- hiddenText, filterConcurrency (4), filterCacheSize (1000), universeId and serverId (game.GameId, game.JobId); for
+--- the log queue: logQueueSize (2000), logRequestsPerMinute (28), logEventsPerMinute (2800), logFlushInterval (2),
+--- logCloseSeconds (25), onLogDropped(report) and bindToClose (false: call link:closeLogs() yourself); and the
+--- engine's pieces for tests: httpService, textService, players, runService, messagingService, game (whose
+--- BindToClose is used), clock, sleep, spawn, windowSeconds (the budgets' minute, 60).
 function PresenceLink.new(options)
   assert(type(options) == "table", "PresenceLink.new needs an options table")
   assert(type(options.baseUrl) == "string" and string.find(options.baseUrl, "^https?://") ~= nil, "baseUrl must be an http(s) URL ending in /api/v1")
@@ -965,6 +976,23 @@ function PresenceLink.new(options)
     clock = self.clock,
     sleep = self.sleep,
   })
+  self.logs = newLogQueue(self, {
+    size = options.logQueueSize,
+    requestsPerMinute = options.logRequestsPerMinute,
+    eventsPerMinute = options.logEventsPerMinute,
+    flushInterval = options.logFlushInterval,
+    closeSeconds = options.logCloseSeconds,
+    onDropped = options.onLogDropped,
+  })
+  -- The server gives BindToClose functions 30 s: the log queue sends what it holds, highest category first.
+  local dataModel = options.game or game
+  if options.bindToClose ~= false and dataModel ~= nil then
+    pcall(function()
+      dataModel:BindToClose(function()
+        self:closeLogs()
+      end)
+    end)
+  end
   self.textFilter = newTextFilter(self, {
     service = options.textService or engineService("TextService"),
     concurrency = options.filterConcurrency,
@@ -1002,20 +1030,29 @@ local function failure(httpStatus, status, errorCode, message, detail, retryAfte
   }
 end
 
--- Sends one request through the governor. Returns the response, or nil and a failure.
-function PresenceLink:request(route, method, path, body, authenticated)
+-- Sends one request through the governor. `body` is a table (sent as JSON) or a string of JSON; `extraHeaders` are
+-- added to the request's. Returns the response, or nil and a failure (`held = true` when nothing was sent).
+function PresenceLink:request(route, method, path, body, authenticated, extraHeaders)
   local allowed, wait = self.governor:acquire(route, self.maxWait)
   if not allowed then
     local seconds = math.ceil(wait)
-    return nil, failure(429, "rate_limited", "rate_limited", PresenceLink.MESSAGES.rate_limited,
+    local held = failure(429, "rate_limited", "rate_limited", PresenceLink.MESSAGES.rate_limited,
       "held back by PresenceLink's governor for " .. seconds .. " s (the service asked for it, or the server's HTTP budget is spent); nothing was sent", seconds)
+    held.held = true
+    return nil, held
   end
   local headers = {}
+  for name, value in pairs(extraHeaders or {}) do
+    headers[name] = value
+  end
   if authenticated then
     headers.Authorization = self.authorization
   end
   local request = { Url = self.baseUrl .. path, Method = method, Headers = headers }
-  if body ~= nil then
+  if type(body) == "string" then
+    headers["Content-Type"] = "application/json"
+    request.Body = body
+  elseif body ~= nil then
     headers["Content-Type"] = "application/json"
     request.Body = self.http:JSONEncode(body)
   end
@@ -1136,29 +1173,6 @@ function PresenceLink:bindCode(name, userId, code)
   return result
 end
 
---- Posts a log event to `server`, `ingame` or `moderation`. event: { event_type, description, platform_username,
---- platform_user_id, issued_by, code } (or `player = Player` for the two platform fields). Returns { ok = true } or a
---- failure.
-function PresenceLink:log(category, event)
-  local body = {}
-  for key, value in pairs(event or {}) do
-    if key ~= "player" then
-      body[key] = value
-    end
-  end
-  if event ~= nil and event.player ~= nil then
-    body.platform_username, body.platform_user_id = playerOf(event.player)
-  end
-  local response, err = self:request("log", "POST", "/log/" .. tostring(category), body, true)
-  if response == nil then
-    return err
-  end
-  if response.StatusCode == 200 then
-    return { ok = true, httpStatus = 200, status = "logged", category = category }
-  end
-  return self:failureOf(response, nil)
-end
-
 -- The distinct codes of a list, in order, split into requests of at most MAX_CODES_PER_REQUEST.
 local function batches(codes)
   local seen = {}
@@ -1262,6 +1276,702 @@ function PresenceLink:codeFor(player)
     end
   end
   return nil, { ok = true, httpStatus = 200, status = "none", codes = body.codes }
+end
+
+------------------------------------------------------------------------------------------------------------------
+-- Logs: a bounded queue in the game server, sent in batches (POST /log/{category} with {"events": [...]}). Kept in
+-- this one section (the LogQueue class, then PresenceLink:log, logStats, flushLogs, closeLogs) so that it can be
+-- lifted out whole. What it uses from the rest of the module: link.http (JSONEncode, JSONDecode, GenerateGUID),
+-- link.clock, link.sleep, link.spawn, link.governor (waitFor, limit, window), link:request, link:decode,
+-- link:failureOf, failure and playerOf.
+--
+-- link:log() checks the category, encodes the event, queues it and returns at once. One flusher task per link sends
+-- batches of one category each: at most LOG_BATCH_MAX_EVENTS events and LOG_BATCH_MAX_BYTES of body.
+-- When: a category goes when its batch is full, or its oldest event has waited logFlushInterval (2 s); the highest
+-- category holding a full batch, a batch to send again or an event older than LOG_URGENT_SECONDS goes first, else
+-- the one that waited longest. How often: at most logRequestsPerMinute requests (28; the service allows 30 per server
+-- address, shared by the three categories) and logEventsPerMinute events (2,800 of the service's 3,000) in any 60 s,
+-- spread out (LOG_BURST at once after a quiet spell, then one every 60/28 s), retries included, and always through
+-- the link's governor (the server's HTTP budget, and any hold the service asked for).
+-- Bounded: at most logQueueSize events (2,000) wait or are on their way. An event that finds the queue full takes the
+-- place of the newest waiting event of the lowest category below its own (ingame, then server; moderation is never
+-- dropped for another), or is dropped itself. Drops are counted by reason: queue_full, invalid, refused, shutdown.
+-- Each batch has its own Idempotency-Key. A 429 (after its Retry-After), a 5xx or no answer sends the same batch
+-- again under the same key, after 1 s doubled per failure in a row up to LOG_RETRY_MAX_SECONDS, so the service
+-- stores it once. 422 invalid_events: the events it names are dropped and reported (onLogDropped), the rest goes
+-- again under a new key. 413 (and 422 invalid_json): split (to the answer's max_events, kept to from then on, or in
+-- two). 401: kept and tried again after 5 s, doubled up to LOG_UNAUTHORIZED_RETRY_SECONDS. Any other refusal drops
+-- the batch (refused, reported).
+-- game:BindToClose calls closeLogs: everything queued is sent, highest category first, without the spacing, for at
+-- most logCloseSeconds (25 of the 30 s Roblox gives); what is left then is dropped (shutdown).
+
+-- Highest priority first: sent first at close, dropped last when the queue is full.
+PresenceLink.LOG_CATEGORIES = { "moderation", "server", "ingame" }
+PresenceLink.LOG_DROP_REASONS = { "queue_full", "invalid", "refused", "shutdown" }
+PresenceLink.LOG_BATCH_MAX_EVENTS = 100
+-- A batch's body at most (the service takes 1 MiB); an event's JSON at most (a valid one is under 30 kB).
+PresenceLink.LOG_BATCH_MAX_BYTES = 262144
+PresenceLink.LOG_EVENT_MAX_BYTES = 65536
+PresenceLink.DEFAULT_LOG_QUEUE_SIZE = 2000
+PresenceLink.DEFAULT_LOG_REQUESTS_PER_MINUTE = 28
+PresenceLink.DEFAULT_LOG_EVENTS_PER_MINUTE = 2800
+PresenceLink.DEFAULT_LOG_FLUSH_INTERVAL = 2
+PresenceLink.DEFAULT_LOG_CLOSE_SECONDS = 25
+PresenceLink.LOG_BURST = 3
+PresenceLink.LOG_URGENT_SECONDS = 10
+PresenceLink.LOG_RETRY_MAX_SECONDS = 30
+PresenceLink.LOG_UNAUTHORIZED_RETRY_SECONDS = 60
+
+local LOG_PRIORITY = { moderation = 3, server = 2, ingame = 1 }
+
+-- What the onLogDropped callback hears of: the service refused these events (queue_full and shutdown are counted).
+local LOG_REPORTED = { invalid = true, refused = true }
+
+-- The bytes of {"events":[]} around the events.
+local LOG_BODY_OVERHEAD = 13
+
+-- How often the flusher looks again while it waits (a batch filling up, a flush starting).
+local LOG_TICK_SECONDS = 0.25
+
+-- A request counts against the budgets this much longer than the window: the service's window starts when a request
+-- arrives, which network jitter moves.
+local LOG_WINDOW_MARGIN = 1
+
+local LogQueue = {}
+LogQueue.__index = LogQueue
+
+newLogQueue = function(link, options)
+  -- Never more than half the module's own budget: binds and polls keep the rest.
+  local requests = options.requestsPerMinute or PresenceLink.DEFAULT_LOG_REQUESTS_PER_MINUTE
+  requests = math.max(1, math.min(requests, math.floor(link.governor.limit / 2)))
+  local self = setmetatable({
+    link = link,
+    capacity = options.size or PresenceLink.DEFAULT_LOG_QUEUE_SIZE,
+    -- Lowered when the service answers 413 with the most events it takes (its whole log_events budget is smaller).
+    batchMax = PresenceLink.LOG_BATCH_MAX_EVENTS,
+    requestsPerWindow = requests,
+    eventsPerWindow = math.max(1, options.eventsPerMinute or PresenceLink.DEFAULT_LOG_EVENTS_PER_MINUTE),
+    window = link.governor.window,
+    flushInterval = options.flushInterval or PresenceLink.DEFAULT_LOG_FLUSH_INTERVAL,
+    closeSeconds = options.closeSeconds or PresenceLink.DEFAULT_LOG_CLOSE_SECONDS,
+    onDropped = options.onDropped,
+    -- Per category: the events not yet in a batch (a FIFO: items[first..last], each { json, at }), their bytes, and
+    -- the batches formed (each { category, events, key, sends }), oldest first; `count` is all of them.
+    waiting = {},
+    waitingBytes = {},
+    batches = {},
+    count = 0,
+    -- One { at, n } per request of the last window: the requests and events spent.
+    stamps = {},
+    tokens = PresenceLink.LOG_BURST,
+    tokensAt = link.clock(),
+    retryAt = 0,
+    failures = 0,
+    running = false,
+    flushing = 0,
+    closed = false,
+    inFlight = nil,
+    keys = 0,
+    stats = { received = 0, sent = 0, batches = 0, retries = 0, rateLimited = 0, dropped = {}, droppedByCategory = {} },
+  }, LogQueue)
+  for _, category in ipairs(PresenceLink.LOG_CATEGORIES) do
+    self.waiting[category] = { first = 1, last = 0, items = {} }
+    self.waitingBytes[category] = 0
+    self.batches[category] = {}
+    self.stats.droppedByCategory[category] = 0
+  end
+  for _, reason in ipairs(PresenceLink.LOG_DROP_REASONS) do
+    self.stats.dropped[reason] = 0
+  end
+  return self
+end
+
+local function logFailure(errorCode, detail)
+  local result = failure(nil, "error", errorCode, nil, detail)
+  result.queued = false
+  return result
+end
+
+-- True when a value holds a number JSON cannot hold: HttpService:JSONEncode writes inf and nan, which no JSON parser
+-- reads, so one such event would make its whole batch unreadable. Called on what JSONEncode took (no cycles).
+local function hasNonFinite(value, depth)
+  if type(value) == "number" then
+    return value ~= value or value == math.huge or value == -math.huge
+  end
+  if type(value) == "table" and depth < 16 then
+    for _, item in pairs(value) do
+      if hasNonFinite(item, depth + 1) then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- The event as the service reads it (`player` gives the two platform fields), as JSON; or nil and a failure.
+function LogQueue:encode(event)
+  local body = {}
+  for key, value in pairs(event) do
+    if key ~= "player" then
+      body[key] = value
+    end
+  end
+  if event.player ~= nil then
+    body.platform_username, body.platform_user_id = playerOf(event.player)
+  end
+  local http = self.link.http
+  local ok, json = pcall(function()
+    return http:JSONEncode(body)
+  end)
+  if not ok or type(json) ~= "string" then
+    return nil, logFailure("invalid_event", "the event cannot be encoded as JSON (" .. tostring(json) .. "); nothing was queued")
+  end
+  if hasNonFinite(body, 0) then
+    return nil, logFailure("invalid_event", "the event holds an infinite or NaN number, which JSON cannot; nothing was queued")
+  end
+  if #json > PresenceLink.LOG_EVENT_MAX_BYTES then
+    return nil, logFailure("event_too_large", "the event is " .. #json .. " bytes of JSON, over " .. PresenceLink.LOG_EVENT_MAX_BYTES .. " (a description holds at most 4000 characters); nothing was queued")
+  end
+  return json
+end
+
+--- Queues an event (PresenceLink:log).
+function LogQueue:add(category, event)
+  if type(category) ~= "string" or LOG_PRIORITY[category] == nil then
+    return logFailure("unknown_category", "unknown log category " .. string.format("%q", tostring(category)) .. ": use server, ingame or moderation; nothing was queued")
+  end
+  if type(event) ~= "table" then
+    return logFailure("invalid_event", 'a log event is a table such as { event_type = "kick", description = "Exploiting" }, not a ' .. type(event) .. "; nothing was queued")
+  end
+  if self.closed then
+    return logFailure("closed", "the server is closing and the log queue's last flush has ended; nothing was queued")
+  end
+  local json, err = self:encode(event)
+  if json == nil then
+    return err
+  end
+  self.stats.received = self.stats.received + 1
+  if self.count >= self.capacity and not self:makeRoom(category) then
+    self:countDrop("queue_full", category, 1)
+    local dropped = logFailure("queue_full", "the log queue is full (" .. self.capacity .. " events, none of a lower category than " .. category .. "): this event was dropped")
+    dropped.status = "dropped"
+    return dropped
+  end
+  local q = self.waiting[category]
+  q.last = q.last + 1
+  q.items[q.last] = { json = json, at = self.link.clock() }
+  self.waitingBytes[category] = self.waitingBytes[category] + #json
+  self.count = self.count + 1
+  self:start()
+  return { ok = true, queued = true, category = category }
+end
+
+function LogQueue:countDrop(reason, category, n)
+  self.stats.dropped[reason] = self.stats.dropped[reason] + n
+  self.stats.droppedByCategory[category] = self.stats.droppedByCategory[category] + n
+end
+
+-- Room for an event of `category`: the newest waiting event of the lowest category below it is dropped. False when
+-- every event waiting is at least as important (events already in a batch are never dropped for room).
+function LogQueue:makeRoom(category)
+  local categories = PresenceLink.LOG_CATEGORIES
+  for i = #categories, 1, -1 do
+    local lower = categories[i]
+    if LOG_PRIORITY[lower] >= LOG_PRIORITY[category] then
+      return false
+    end
+    local q = self.waiting[lower]
+    if q.last >= q.first then
+      local item = q.items[q.last]
+      q.items[q.last] = nil
+      q.last = q.last - 1
+      self.waitingBytes[lower] = self.waitingBytes[lower] - #item.json
+      self.count = self.count - 1
+      self:countDrop("queue_full", lower, 1)
+      return true
+    end
+  end
+  return false
+end
+
+-- Drops events that left the queue for good: counted, and the service's refusals reported to onLogDropped.
+function LogQueue:drop(reason, category, items, err, issues)
+  self.count = self.count - #items
+  self:countDrop(reason, category, #items)
+  local callback = self.onDropped
+  if callback == nil or not LOG_REPORTED[reason] then
+    return
+  end
+  local link = self.link
+  for _, item in ipairs(items) do
+    local ok, event = pcall(function()
+      return link.http:JSONDecode(item.json)
+    end)
+    local report = { reason = reason, category = category, event = ok and event or item.json, issues = issues, error = err }
+    link.spawn(function()
+      pcall(callback, report)
+    end)
+  end
+end
+
+-- Starts the flusher unless it runs. It ends when nothing is queued; the next log() starts it again.
+function LogQueue:start()
+  if self.running then
+    return
+  end
+  self.running = true
+  self.link.spawn(function()
+    local ok, err = pcall(function()
+      self:loop()
+    end)
+    self.running = false
+    if not ok then
+      self.stats.lastError = { kind = "log", detail = "the log flusher stopped on an error (the next log call starts it again): " .. tostring(err), at = self.link.clock() }
+    end
+  end)
+end
+
+function LogQueue:loop()
+  local link = self.link
+  while self.count > 0 do
+    local batch, wait = self:next(link.clock())
+    if batch ~= nil then
+      self:send(batch)
+    else
+      link.sleep(math.max(0.02, math.min(wait, LOG_TICK_SECONDS)))
+    end
+  end
+end
+
+-- The batch to send now, or nil and how long to wait before looking again.
+function LogQueue:next(now)
+  local wait = self:slotWait(now)
+  if wait > 0 then
+    return nil, wait
+  end
+  local category, dueIn = self:pick(now)
+  if category == nil then
+    return nil, dueIn
+  end
+  local batch = self.batches[category][1]
+  local size = batch ~= nil and #batch.events or self:batchSize(category)
+  local eventsWait = self:eventsWait(now, size)
+  if eventsWait > 0 then
+    return nil, eventsWait
+  end
+  return batch or self:form(category, size)
+end
+
+-- The requests of the last window (and LOG_WINDOW_MARGIN), each { at, n }.
+function LogQueue:recent(now)
+  local keep = {}
+  for i = 1, #self.stamps do
+    if self.stamps[i].at + self.window + LOG_WINDOW_MARGIN > now then
+      table.insert(keep, self.stamps[i])
+    end
+  end
+  self.stamps = keep
+  return keep
+end
+
+-- Seconds until a request may go: the backoff after a failure, the governor (the server's HTTP budget, and a hold
+-- the service asked for), the window's request budget and, except while flushing, the spacing.
+function LogQueue:slotWait(now)
+  local wait = math.max(0, self.retryAt - now, self.link.governor:waitFor("log", now))
+  local stamps = self:recent(now)
+  if #stamps >= self.requestsPerWindow then
+    wait = math.max(wait, stamps[#stamps - self.requestsPerWindow + 1].at + self.window + LOG_WINDOW_MARGIN - now)
+  end
+  local rate = self.requestsPerWindow / self.window
+  self.tokens = math.min(PresenceLink.LOG_BURST, self.tokens + (now - self.tokensAt) * rate)
+  self.tokensAt = now
+  if self.flushing == 0 and self.tokens < 1 then
+    wait = math.max(wait, (1 - self.tokens) / rate)
+  end
+  return wait
+end
+
+-- Seconds until the window's event budget can take `size` more events.
+function LogQueue:eventsWait(now, size)
+  local stamps = self:recent(now)
+  local used = 0
+  for i = 1, #stamps do
+    used = used + stamps[i].n
+  end
+  local freed = 0
+  while self.eventsPerWindow - used < size and freed < #stamps do
+    freed = freed + 1
+    used = used - stamps[freed].n
+  end
+  if freed == 0 then
+    return 0
+  end
+  return stamps[freed].at + self.window + LOG_WINDOW_MARGIN - now
+end
+
+-- How long the oldest event of a category has waited (nil when it has none).
+function LogQueue:age(category, now)
+  local batch = self.batches[category][1]
+  if batch ~= nil then
+    return now - batch.events[1].at
+  end
+  local q = self.waiting[category]
+  if q.last >= q.first then
+    return now - q.items[q.first].at
+  end
+  return nil
+end
+
+function LogQueue:full(category)
+  local q = self.waiting[category]
+  return q.last - q.first + 1 >= math.min(self.batchMax, self.eventsPerWindow)
+    or self.waitingBytes[category] + LOG_BODY_OVERHEAD >= PresenceLink.LOG_BATCH_MAX_BYTES
+end
+
+-- The category whose batch goes next, or nil and the seconds until one is due. While flushing: the highest with
+-- anything queued. Otherwise the highest holding a full batch, a batch to send again or an event waiting
+-- LOG_URGENT_SECONDS; else, of those whose oldest event waited flushInterval, the one that waited longest.
+function LogQueue:pick(now)
+  local oldest, oldestAge, dueIn = nil, -1, self.flushInterval
+  for _, category in ipairs(PresenceLink.LOG_CATEGORIES) do
+    local age = self:age(category, now)
+    if age ~= nil then
+      if self.flushing > 0 or #self.batches[category] > 0 or self:full(category) or age >= PresenceLink.LOG_URGENT_SECONDS then
+        return category
+      end
+      if age >= self.flushInterval and age > oldestAge then
+        oldest, oldestAge = category, age
+      end
+      dueIn = math.min(dueIn, self.flushInterval - age)
+    end
+  end
+  return oldest, dueIn
+end
+
+-- How many waiting events of a category the next batch takes: at most LOG_BATCH_MAX_EVENTS (and the window's event
+-- budget), in a body of at most LOG_BATCH_MAX_BYTES.
+function LogQueue:batchSize(category)
+  local q = self.waiting[category]
+  local limit = math.min(self.batchMax, self.eventsPerWindow, q.last - q.first + 1)
+  local bytes = LOG_BODY_OVERHEAD
+  local n = 0
+  while n < limit do
+    local size = #q.items[q.first + n].json
+    if n > 0 then
+      size = size + 1
+      if bytes + size > PresenceLink.LOG_BATCH_MAX_BYTES then
+        break
+      end
+    end
+    bytes = bytes + size
+    n = n + 1
+  end
+  return n
+end
+
+-- A fresh Idempotency-Key (HttpService:GenerateGUID).
+function LogQueue:newKey()
+  local http = self.link.http
+  local ok, guid = pcall(function()
+    return http:GenerateGUID(false)
+  end)
+  if ok and type(guid) == "string" and guid ~= "" then
+    return "presence-link-log-" .. guid
+  end
+  self.keys = self.keys + 1
+  return string.format("presence-link-log-%.0f-%d-%d", self.link.clock() * 1000, math.random(0, 2147483646), self.keys)
+end
+
+local function newBatch(queue, category, events)
+  return { category = category, events = events, key = queue:newKey(), sends = 0 }
+end
+
+-- Takes the next `size` waiting events of a category into a batch with its own key.
+function LogQueue:form(category, size)
+  local q = self.waiting[category]
+  local events = {}
+  for i = 1, size do
+    local item = q.items[q.first]
+    q.items[q.first] = nil
+    q.first = q.first + 1
+    self.waitingBytes[category] = self.waitingBytes[category] - #item.json
+    events[i] = item
+  end
+  if q.first > q.last then
+    q.first, q.last = 1, 0
+  end
+  local batch = newBatch(self, category, events)
+  table.insert(self.batches[category], batch)
+  return batch
+end
+
+function LogQueue:remove(batch)
+  local list = self.batches[batch.category]
+  for i = 1, #list do
+    if list[i] == batch then
+      table.remove(list, i)
+      return
+    end
+  end
+end
+
+function LogQueue:send(batch)
+  local link = self.link
+  local parts = {}
+  for i = 1, #batch.events do
+    parts[i] = batch.events[i].json
+  end
+  local body = '{"events":[' .. table.concat(parts, ",") .. "]}"
+  self.inFlight = batch
+  local response, err = link:request("log", "POST", "/log/" .. batch.category, body, true, { ["Idempotency-Key"] = batch.key })
+  self.inFlight = nil
+  if response == nil and err.held then
+    return
+  end
+  local now = link.clock()
+  -- Counted when the answer came (the service counted it on arrival, earlier): the window errs on the safe side.
+  table.insert(self.stamps, { at = now, n = #batch.events })
+  self.tokens = math.max(0, self.tokens - 1)
+  if batch.sends > 0 then
+    self.stats.retries = self.stats.retries + 1
+  end
+  batch.sends = batch.sends + 1
+  if response ~= nil and response.StatusCode == 200 then
+    self:remove(batch)
+    self.count = self.count - #batch.events
+    self.stats.sent = self.stats.sent + #batch.events
+    self.stats.batches = self.stats.batches + 1
+    self.failures = 0
+    return
+  end
+  self:failed(batch, response, err, now)
+end
+
+-- `first` seconds doubled per failure in a row, at most `most`, ±25 % (servers that failed together retry apart).
+function LogQueue:backoff(first, most)
+  return math.min(most, first * 2 ^ (self.failures - 1)) * (0.75 + math.random() * 0.5)
+end
+
+-- A batch the service did not take: sent again (same key), split, cut down to its valid events, or dropped.
+function LogQueue:failed(batch, response, err, now)
+  local answer = nil
+  if response ~= nil then
+    err = self.link:failureOf(response, nil)
+    answer = self.link:decode(response)
+  end
+  err.kind = "log"
+  err.category = batch.category
+  err.at = now
+  -- The player-facing sentence of a failure is for binds.
+  err.message = nil
+  self.stats.lastError = err
+  local status = err.httpStatus
+  if self.closed then
+    self:remove(batch)
+    self:drop("shutdown", batch.category, batch.events, err)
+  elseif status == 429 then
+    self.stats.rateLimited = self.stats.rateLimited + 1
+    self.failures = self.failures + 1
+    self.retryAt = now + (err.retryAfter or self:backoff(1, PresenceLink.LOG_RETRY_MAX_SECONDS))
+  elseif status == 0 or status == 408 or status >= 500 or err.errorCode == "body_incomplete" then
+    self.failures = self.failures + 1
+    self.retryAt = now + math.max(self:backoff(1, PresenceLink.LOG_RETRY_MAX_SECONDS), err.retryAfter or 0)
+  elseif status == 401 then
+    -- Kept: a key can be restored (a service whose Redis came back empty refuses valid keys until it copied them).
+    self.failures = self.failures + 1
+    self.retryAt = now + self:backoff(5, PresenceLink.LOG_UNAUTHORIZED_RETRY_SECONDS)
+  elseif status == 422 and err.errorCode == "invalid_events" then
+    self:dropInvalid(batch, answer, err)
+  elseif status == 422 and err.errorCode == "idempotency_key_reused" then
+    batch.key, batch.sends = self:newKey(), 0
+  elseif (status == 413 or err.errorCode == "invalid_json") and #batch.events > 1 then
+    -- invalid_json: the engine wrote something no parser reads; halving finds the event (then refused alone).
+    self:split(batch, answer)
+  else
+    self:remove(batch)
+    self:drop("refused", batch.category, batch.events, err)
+  end
+end
+
+-- 422 invalid_events: the events it names (0-based `index`) are dropped and reported with their issues; the rest of
+-- the batch goes again under a new key (the batch changed). A refusal that names none drops the batch.
+function LogQueue:dropInvalid(batch, answer, err)
+  local listed = answer ~= nil and type(answer.detail) == "table" and answer.detail.events or nil
+  local bad, found = {}, 0
+  if type(listed) == "table" then
+    for _, entry in ipairs(listed) do
+      local index = type(entry) == "table" and tonumber(entry.index) or nil
+      if index ~= nil and batch.events[index + 1] ~= nil and bad[index + 1] == nil then
+        bad[index + 1] = type(entry.issues) == "table" and entry.issues or {}
+        found = found + 1
+      end
+    end
+  end
+  if found == 0 then
+    self:remove(batch)
+    self:drop("refused", batch.category, batch.events, err)
+    return
+  end
+  err.detail = "the service refused " .. found .. " of the batch's " .. #batch.events .. " events (422 invalid_events): they are dropped and reported to onLogDropped, with their issues; the others go again"
+  local kept = {}
+  for i, item in ipairs(batch.events) do
+    if bad[i] ~= nil then
+      self:drop("invalid", batch.category, { item }, err, bad[i])
+    else
+      table.insert(kept, item)
+    end
+  end
+  if #kept == 0 then
+    self:remove(batch)
+  else
+    batch.events, batch.key, batch.sends = kept, self:newKey(), 0
+  end
+end
+
+-- 413: the batch is more than the service takes. It becomes batches of at most the answer's max_events (the whole
+-- log_events budget, when that is smaller than a batch: remembered for the batches to come), or two halves (a body
+-- too large), each with its own key.
+function LogQueue:split(batch, answer)
+  local size = answer ~= nil and type(answer.detail) == "table" and tonumber(answer.detail.max_events) or nil
+  if size ~= nil and size >= 1 and size < #batch.events then
+    size = math.floor(size)
+    self.batchMax = math.min(self.batchMax, size)
+    self.eventsPerWindow = math.min(self.eventsPerWindow, size)
+  else
+    size = math.ceil(#batch.events / 2)
+  end
+  local pieces = {}
+  for i, item in ipairs(batch.events) do
+    local piece = math.floor((i - 1) / size) + 1
+    pieces[piece] = pieces[piece] or {}
+    table.insert(pieces[piece], item)
+  end
+  local list = self.batches[batch.category]
+  for i = 1, #list do
+    if list[i] == batch then
+      table.remove(list, i)
+      for p = #pieces, 1, -1 do
+        table.insert(list, i, newBatch(self, batch.category, pieces[p]))
+      end
+      return
+    end
+  end
+end
+
+--- Sends what is queued (and what is logged meanwhile), highest category first, without the spacing (the budgets
+--- still hold), until nothing is queued or `seconds` passed. True when nothing is left.
+function LogQueue:flush(seconds)
+  local link = self.link
+  local deadline = link.clock() + (seconds or self.closeSeconds)
+  self.flushing = self.flushing + 1
+  if self.count > 0 then
+    self:start()
+  end
+  while self.count > 0 and link.clock() < deadline do
+    link.sleep(0.05)
+  end
+  self.flushing = self.flushing - 1
+  return self.count == 0
+end
+
+--- The server is closing: flush for `seconds`, then drop what is left (shutdown) and queue nothing more. A batch on
+--- its way when time runs out counts when its answer comes (sent, or dropped if refused).
+function LogQueue:close(seconds)
+  local empty = self:flush(seconds)
+  self.closed = true
+  if empty then
+    return true
+  end
+  for _, category in ipairs(PresenceLink.LOG_CATEGORIES) do
+    local q = self.waiting[category]
+    local items = {}
+    for i = q.first, q.last do
+      table.insert(items, q.items[i])
+    end
+    self.waiting[category] = { first = 1, last = 0, items = {} }
+    self.waitingBytes[category] = 0
+    self:drop("shutdown", category, items, nil)
+    local kept = {}
+    for _, batch in ipairs(self.batches[category]) do
+      if batch == self.inFlight then
+        table.insert(kept, batch)
+      else
+        self:drop("shutdown", category, batch.events, nil)
+      end
+    end
+    self.batches[category] = kept
+  end
+  return false
+end
+
+local function copyTable(source)
+  local out = {}
+  for key, value in pairs(source) do
+    out[key] = value
+  end
+  return out
+end
+
+function LogQueue:snapshot()
+  local stats = self.stats
+  local queued = {}
+  for _, category in ipairs(PresenceLink.LOG_CATEGORIES) do
+    local q = self.waiting[category]
+    local n = q.last - q.first + 1
+    for _, batch in ipairs(self.batches[category]) do
+      n = n + #batch.events
+    end
+    queued[category] = n
+  end
+  local droppedTotal = 0
+  for _, n in pairs(stats.dropped) do
+    droppedTotal = droppedTotal + n
+  end
+  return {
+    queued = queued,
+    queuedTotal = self.count,
+    received = stats.received,
+    sent = stats.sent,
+    batches = stats.batches,
+    dropped = copyTable(stats.dropped),
+    droppedTotal = droppedTotal,
+    droppedByCategory = copyTable(stats.droppedByCategory),
+    retries = stats.retries,
+    rateLimited = stats.rateLimited,
+    lastError = stats.lastError,
+    closed = self.closed,
+  }
+end
+
+--- Queues a log event for `server`, `ingame` or `moderation` and returns at once: { ok = true, queued = true }, or a
+--- failure with queued = false and errorCode unknown_category, invalid_event (not a table, or not JSON),
+--- event_too_large, closed (after closeLogs), or queue_full (status "dropped": the queue holds logQueueSize events,
+--- none of a lower category; counted). event: { event_type, description, platform_username, platform_user_id,
+--- issued_by, code } (or `player = Player` for the two platform fields); the service checks the fields, and an event
+--- it refuses is dropped and reported to onLogDropped.
+function PresenceLink:log(category, event)
+  return self.logs:add(category, event)
+end
+
+--- What the log queue did: { queued = { moderation, server, ingame } (waiting or on their way), queuedTotal,
+--- received (events log() took), sent (stored by the service), batches, dropped = { queue_full, invalid, refused,
+--- shutdown }, droppedTotal, droppedByCategory, retries (sends of a batch again under its key), rateLimited (429s),
+--- lastError (the last failure, with kind = "log", category and at), closed }. received = sent + droppedTotal +
+--- queuedTotal.
+function PresenceLink:logStats()
+  return self.logs:snapshot()
+end
+
+--- Sends what is queued now (and what is logged meanwhile), highest category first, without waiting for the 2 s
+--- rhythm (the service's limits still hold), for at most `seconds` (logCloseSeconds). True when nothing is left.
+function PresenceLink:flushLogs(seconds)
+  return self.logs:flush(seconds)
+end
+
+--- What game:BindToClose calls (new() binds it unless bindToClose = false): flushLogs(seconds), then what is left is
+--- dropped (counted as shutdown) and log() queues nothing more. True when everything was sent.
+function PresenceLink:closeLogs(seconds)
+  return self.logs:close(seconds)
 end
 
 ------------------------------------------------------------------------------------------------------------------

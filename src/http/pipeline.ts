@@ -15,7 +15,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../lib/logger.js'
 import { failureKind } from '../queue/model/failure-kind.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
-import type { RateLimitCheck, RateLimitState, WindowSlots } from '../redis/rate-limits.js'
+import type { RateLimitCheck, RateLimitState, UnitBudgetSpend, WindowSlots } from '../redis/rate-limits.js'
 import type { UnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import type { UsageRecorder } from '../redis/key-usage.js'
 import { createAdmission } from './admission.js'
@@ -25,6 +25,7 @@ import { clientKey } from './model/client-key.js'
 import { ErrorCode } from './model/error-codes.js'
 import { toFieldIssues } from './model/fields.js'
 import {
+  bodyTooLarge,
   jsonError,
   rateLimitedJson,
   rateLimitedText,
@@ -56,6 +57,8 @@ export interface PipelineDeps {
   lookup: CodeLookup
   verifyKey: KeyVerifier
   rateLimit: RateLimitCheck
+  /** Spends unit budgets (the log events budget); absent: none is limited. */
+  unitBudget?: UnitBudgetSpend
   /** Budget of distinct unknown codes per client; absent or null when UNKNOWN_CODE_BUDGET is 0. */
   unknownCodeBudget?: UnknownCodeBudget | null
   clientIp: ClientIpResolver
@@ -196,13 +199,26 @@ function createKit(deps: PipelineDeps): RouteKit {
       observer?.rateLimited?.(route)
       return ctx.text
         ? rateLimitedText(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds)
-        : rateLimitedJson(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds)
+        : rateLimitedJson(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds, route)
+    },
+    async spendUnits(budget, ctx, units) {
+      const limits = deps.config.rateLimits
+      if (deps.unitBudget === undefined || limits === null) return null
+      const { points, seconds } = limits[budget]
+      // A spend larger than the whole budget could never succeed: not a 429 to wait out, a batch to split.
+      if (units > points) {
+        return jsonError(413, ErrorCode.BatchTooLarge, `the batch has ${units} events, more than the ${points} events per ${seconds} seconds a client may send: send smaller batches`, { max_events: points })
+      }
+      const outcome = await deps.unitBudget(budget, ctx.client, units)
+      if (outcome.ok) return null
+      observer?.rateLimited?.(budget)
+      return rateLimitedJson(outcome.retryAfterSeconds, outcome.limit, outcome.windowSeconds, budget, 'events')
     },
     async authorize(req) {
       const check = await deps.verifyKey(req.headers.authorization)
       return check.ok ? { ok: true, keyName: check.name, keyId: check.id } : { ok: false, reply: unauthorized(check.message) }
     },
-    readJson: (req) => readJson(req, deps.config.bodyTimeoutMs),
+    readJson: (req, maxBytes = MAX_BODY_BYTES) => readJson(req, deps.config.bodyTimeoutMs, maxBytes),
     async keyed(route, req, ctx) {
       const rejected = await kit.limited(route, ctx)
       if (rejected !== null) {
@@ -283,7 +299,7 @@ function rememberClients(resolve: ClientIpResolver): (socketIp: string, forwarde
   }
 }
 
-async function readJson(req: HttpRequest, timeoutMs: number): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }> {
+async function readJson(req: HttpRequest, timeoutMs: number, maxBytes: number): Promise<{ ok: true; value: unknown; bytes: number } | { ok: false; reply: Reply }> {
   const type = req.headers['content-type']
   if (type !== undefined && !/^(?:application\/(?:[\w.+-]+\+)?json|text\/plain)\b/i.test(type)) {
     return { ok: false, reply: jsonError(415, ErrorCode.UnsupportedMediaType, 'the body must be JSON: send Content-Type: application/json') }
@@ -293,8 +309,8 @@ async function readJson(req: HttpRequest, timeoutMs: number): Promise<{ ok: true
     return { ok: false, reply: jsonError(411, ErrorCode.LengthRequired, 'send the body with a Content-Length header, not chunked') }
   }
   const declared = Number(req.headers['content-length'] ?? '0')
-  const tooLarge = () => jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${MAX_BODY_BYTES} bytes`)
-  if (declared > MAX_BODY_BYTES) return { ok: false, reply: tooLarge() }
+  const tooLarge = () => bodyTooLarge(maxBytes)
+  if (declared > maxBytes) return { ok: false, reply: tooLarge() }
   const raw = await bodyWithin(req, timeoutMs)
   if (raw === null) {
     return {
@@ -302,11 +318,11 @@ async function readJson(req: HttpRequest, timeoutMs: number): Promise<{ ok: true
       reply: jsonError(400, ErrorCode.BodyIncomplete, `the body did not arrive: Content-Length says ${declared} bytes, and they did not all come within ${timeoutMs} ms`),
     }
   }
-  if (raw.length > MAX_BODY_BYTES) return { ok: false, reply: tooLarge() }
+  if (raw.length > maxBytes) return { ok: false, reply: tooLarge() }
   // RFC 8259 8.1: a parser may ignore a leading byte-order mark, and some Windows tools write one.
   const json = raw.subarray(0, 3).equals(UTF8_BOM) ? raw.subarray(3) : raw
   try {
-    return { ok: true, value: JSON.parse(json.toString('utf8')) }
+    return { ok: true, value: JSON.parse(json.toString('utf8')), bytes: raw.length }
   } catch {
     return { ok: false, reply: jsonError(422, ErrorCode.InvalidJson, 'the body is not valid JSON') }
   }

@@ -53,13 +53,13 @@ export function textError(status: number, code: ErrorCode, message: string, head
   return reply
 }
 
-/** 429 for a JSON endpoint. */
-export function rateLimitedJson(retryAfterSeconds: number, limit: number, windowSeconds: number): Reply {
+/** 429 for a JSON endpoint; `budget` names the budget that ran out (the route's, or `log_events`). */
+export function rateLimitedJson(retryAfterSeconds: number, limit: number, windowSeconds: number, budget: string, unit = 'requests'): Reply {
   return jsonError(
     429,
     ErrorCode.RateLimited,
-    `rate limit exceeded: ${limit} requests per ${windowSeconds} seconds per IP; retry in ${retryAfterSeconds} s`,
-    { retry_after: retryAfterSeconds },
+    `rate limit exceeded: ${limit} ${unit} per ${windowSeconds} seconds per IP; retry in ${retryAfterSeconds} s`,
+    { retry_after: retryAfterSeconds, limit: budget },
     { 'retry-after': String(retryAfterSeconds) },
   )
 }
@@ -72,6 +72,11 @@ export function rateLimitedText(retryAfterSeconds: number, limit: number, window
     `rate limit exceeded: ${limit} requests per ${windowSeconds} seconds per IP; retry in ${retryAfterSeconds} s`,
     { 'retry-after': String(retryAfterSeconds) },
   )
+}
+
+/** 413 for a body over `maxBytes`. */
+export function bodyTooLarge(maxBytes: number): Reply {
+  return jsonError(413, ErrorCode.BodyTooLarge, `the body must be at most ${maxBytes} bytes`, { max_bytes: maxBytes })
 }
 
 /** 401 with the challenge header. */

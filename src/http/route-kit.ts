@@ -7,7 +7,7 @@
 import type * as v from 'valibot'
 import type { ErrorCode } from './model/error-codes.js'
 import type { CodeView } from '../presence/model/blocks.js'
-import type { LimitedRoute, RateLimitState, WindowSlots } from '../redis/rate-limits.js'
+import type { LimitedRoute, RateLimitState, UnitBudget, WindowSlots } from '../redis/rate-limits.js'
 import type { Reply } from './respond.js'
 
 /** One request as a route sees it; read it before the first await (the library may reuse what lies behind it). */
@@ -141,10 +141,15 @@ export interface CodesAdmission {
 export interface RouteKit {
   /** Spends the client's rate limit of `route`; the 429 (text or JSON, as `ctx` says) or null. Sets ctx.limit. */
   limited(route: LimitedRoute, ctx: RequestCtx): Promise<Reply | null>
+  /** Spends `units` of the client's `budget` (all or none): the JSON 429 naming the budget, or null. */
+  spendUnits(budget: UnitBudget, ctx: RequestCtx, units: number): Promise<Reply | null>
   /** Checks the bearer key. */
   authorize(req: HttpRequest): Promise<{ ok: true; keyName: string; keyId: string } | { ok: false; reply: Reply }>
-  /** Reads a JSON body: 415, 411, 413, 400 (incomplete) and 422 (not JSON) as replies; a leading UTF-8 BOM is skipped. */
-  readJson(req: HttpRequest): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }>
+  /**
+   * Reads a JSON body of at most `maxBytes` (MAX_BODY_BYTES by default): 415, 411, 413, 400 (incomplete) and 422 (not
+   * JSON) as replies; a leading UTF-8 BOM is skipped. `bytes` is the body's length as received.
+   */
+  readJson(req: HttpRequest, maxBytes?: number): Promise<{ ok: true; value: unknown; bytes: number } | { ok: false; reply: Reply }>
   /** Validates a JSON object against `schema`: 422 with the field issues. */
   validateBody<S extends v.GenericSchema>(schema: S, value: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; reply: Reply }
   /** The opening of every keyed route, in its order: the rate limit of `route` (429), then the bearer key (401). */

@@ -6,6 +6,7 @@
  * players route (a returning player's codes) and the push subscriptions (whether the key has a push target).
  */
 import HyperExpress from 'hyper-express'
+import type { IdentifiedEvent } from '../queue/log-batcher.js'
 import type { BindJob, BindJobResult, LogJob } from '../queue/model/jobs.js'
 import type { IdempotencyClaim } from '../redis/idempotency-keys.js'
 import { createPipeline, type PipelineDeps } from './pipeline.js'
@@ -26,6 +27,8 @@ export interface FrontDeps extends PipelineDeps {
   submitBind(job: BindJob): Promise<BindJobResult | null>
   /** Enqueues a log job durably under `jobId`. Throws when Redis is down. */
   submitLog(job: LogJob, jobId: string): Promise<void>
+  /** Enqueues a client's batch of log events as one unit, in one job. Throws when Redis is down. */
+  submitLogs(events: readonly IdentifiedEvent[]): Promise<void>
   /**
    * Claims an idempotency key's job id for an event fingerprint (src/redis/idempotency-keys.ts). Throws when Redis is
    * down. Without it a key still stores its event once, but a reuse for another event is not refused.

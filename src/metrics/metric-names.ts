@@ -75,7 +75,7 @@ export const Metric = {
   }),
   rateLimited: spec({
     name: 'presence_link_rate_limited_total',
-    help: 'Requests rejected with 429 by the per-IP rate limit, by route name.',
+    help: 'Requests rejected with 429 by the per-IP rate limit, by route name (log_events: log batches refused by the events budget).',
     kind: 'counter',
     labels: ['route'],
     process: 'front',
@@ -406,6 +406,13 @@ export const Metric = {
     labels: [],
     process: 'worker',
   }),
+  logEntriesStored: spec({
+    name: 'presence_link_log_entries_stored_total',
+    help: 'Log entries this worker stored for the first time (log and audit consumers), by category and event type: the type lowercased, other characters than a-z, 0-9 and _ as _, at most 40; the first MAX_EVENT_TYPE_LABELS types of each category in this process keep their name, later ones count as other.',
+    kind: 'counter',
+    labels: ['category', 'event_type'],
+    process: 'worker',
+  }),
   feedLive: spec({
     name: 'presence_link_feed_live',
     help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
@@ -421,11 +428,11 @@ export const STREAM_KINDS = ['sse', 'ws'] as const
 /** Every metric definition, in list order. */
 export const ALL_METRICS: readonly MetricSpec[] = Object.values(Metric)
 
-/** Routes with a rate limit: every route of the rate-limit configuration. */
+/** Routes with a rate limit: every budget of the rate-limit configuration (`log_events` is the log route's events budget). */
 export const LIMITED_ROUTES: readonly string[] = Object.keys(DEFAULT_RATE_LIMITS)
 
 /** Route names of the front (the label `route`); anything else is counted as `other`. */
-export const ROUTES: readonly string[] = [...LIMITED_ROUTES, 'healthz', 'readyz', 'not_found']
+export const ROUTES: readonly string[] = [...LIMITED_ROUTES.filter((r) => r !== 'log_events'), 'healthz', 'readyz', 'not_found']
 
 /** Bind outcomes (the label `status` of bind outcomes). */
 export const BIND_OUTCOMES = [
@@ -479,6 +486,25 @@ export const PRUNE_KEPT_REASONS = ['infraction', 'pending'] as const
 
 /** Distinct API key names one process labels; further names are counted as `other` (keys are few, but names are the operator's). */
 export const MAX_KEY_LABELS = 50
+
+/**
+ * Distinct event types one worker process labels per category; later ones are counted as `other`. Event types are
+ * free labels from game servers: without a bound, one server could make a series per event it sends.
+ */
+export const MAX_EVENT_TYPE_LABELS = 50
+
+/** Longest event type label. */
+export const EVENT_TYPE_LABEL_LENGTH = 40
+
+/** An event type as a label: lowercased, runs of other characters than a-z, 0-9 and _ as one _, cut; `other` when nothing is left. */
+export function eventTypeLabel(eventType: string): string {
+  const label = eventType
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, EVENT_TYPE_LABEL_LENGTH)
+  return label === '' ? OTHER : label
+}
 
 /** Dependencies a readiness check looks at (the label `dependency`). */
 export const DEPENDENCIES = ['redis', 'mysql', 'discord'] as const

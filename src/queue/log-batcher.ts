@@ -2,7 +2,9 @@
  * The front's micro-batches of log events: the events accepted while the previous batch is being written go to Redis
  * together, as one `log-batch` job, and each request is answered once that job is in Redis (or fails with it). One
  * write is in flight per front process, so batches reach the queue in the order their events were accepted; an idle
- * front writes an event at once (no timer). Bounded by FRONT_BATCH_MAX_EVENTS and FRONT_BATCH_MAX_BYTES.
+ * front writes an event at once (no timer). Bounded by FRONT_BATCH_MAX_EVENTS and FRONT_BATCH_MAX_BYTES. A client's
+ * batch (POST /api/v1/log with `events`) is submitted as a unit and never split: its events go into one job, so they
+ * are queued, or refused, together.
  */
 import { randomUUID } from 'node:crypto'
 import type { LogJob } from './model/jobs.js'
@@ -12,10 +14,21 @@ import type { EnqueueLog } from './queues.js'
 /** Writes one batch durably as a job under `batchId`; throws when Redis is down. */
 export type AddBatch = (batch: LogBatch, batchId: string) => Promise<void>
 
+/** An event and its id (the key of its stored entry). */
+export interface IdentifiedEvent {
+  id: string
+  job: LogJob
+}
+
+/** Enqueues events as one unit (in one job, in their order); resolves once that job is in Redis, rejects with its failure. */
+export type EnqueueLogs = (events: readonly IdentifiedEvent[]) => Promise<void>
+
 /** The batching producer of log events. */
 export interface LogBatcher {
   /** Enqueues an event under its event id; resolves once its batch is in Redis, rejects with the batch's failure. */
   submit: EnqueueLog
+  /** Enqueues a client's batch as a unit: never split across jobs (a unit over the bounds goes alone). */
+  submitAll: EnqueueLogs
   /** Resolves once every submitted event has been written or failed. */
   drain(): Promise<void>
 }
@@ -26,9 +39,9 @@ export interface LogBatcherOptions {
   maxBytes?: number
 }
 
+/** A unit waiting to be written: one event, or a client's batch. */
 interface Waiting {
-  id: string
-  job: LogJob
+  events: readonly IdentifiedEvent[]
   bytes: number
   resolve(): void
   reject(err: unknown): void
@@ -43,10 +56,18 @@ export function createLogBatcher(add: AddBatch, options: LogBatcherOptions = {})
   let scheduled = false
   let drainers: Array<() => void> = []
 
+  // Whole units from the head, within both bounds; the first unit is taken whatever its size.
   const take = (): Waiting[] => {
     let bytes = 0
+    let events = 0
     let n = 0
-    while (n < waiting.length && n < maxEvents && (n === 0 || bytes + waiting[n]!.bytes <= maxBytes)) bytes += waiting[n++]!.bytes
+    while (n < waiting.length) {
+      const unit = waiting[n]!
+      if (n > 0 && (events + unit.events.length > maxEvents || bytes + unit.bytes > maxBytes)) break
+      events += unit.events.length
+      bytes += unit.bytes
+      n++
+    }
     const batch = waiting.slice(0, n)
     waiting = waiting.slice(n)
     return batch
@@ -58,7 +79,9 @@ export function createLogBatcher(add: AddBatch, options: LogBatcherOptions = {})
     writing = true
     const batch = take()
     try {
-      await add({ events: batch.map((w) => ({ id: w.id, event: w.job })) }, `batch-${randomUUID()}`)
+      const events: LogBatch['events'] = []
+      for (const unit of batch) for (const e of unit.events) events.push({ id: e.id, event: e.job })
+      await add({ events }, `batch-${randomUUID()}`)
       for (const w of batch) w.resolve()
     } catch (err) {
       for (const w of batch) w.reject(err)
@@ -80,12 +103,20 @@ export function createLogBatcher(add: AddBatch, options: LogBatcherOptions = {})
     setImmediate(() => void write())
   }
 
+  const enqueue = (events: readonly IdentifiedEvent[], bytes: number) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ events, bytes, resolve, reject })
+      schedule()
+    })
+
   return {
-    submit: (job, id) =>
-      new Promise<void>((resolve, reject) => {
-        waiting.push({ id, job, bytes: entryBytes(job), resolve, reject })
-        schedule()
-      }),
+    submit: (job, id) => enqueue([{ id, job }], entryBytes(job)),
+    submitAll(events) {
+      if (events.length === 0) return Promise.resolve()
+      let bytes = 0
+      for (const e of events) bytes += entryBytes(e.job)
+      return enqueue(events, bytes)
+    },
     drain() {
       if (!writing && waiting.length === 0) return Promise.resolve()
       return new Promise((resolve) => drainers.push(resolve))

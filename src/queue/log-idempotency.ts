@@ -1,7 +1,8 @@
 /**
  * Job ids and fingerprints of log jobs sent with an Idempotency-Key: the id is a hash of (API key id, idempotency
  * key), so every retry names the same BullMQ job and the same MySQL dedupe key (`job:{queue}:{id}`, unique for good);
- * the fingerprint is a hash of the event, to tell a retry from a different event reusing the key.
+ * the fingerprint is a hash of the event (or of the batch), to tell a retry from a different event reusing the key.
+ * Event i of a batch sent with a key has the id `{that id}-{i}`.
  */
 import { createHash } from 'node:crypto'
 import type { LogJob } from './model/jobs.js'
@@ -15,4 +16,19 @@ export function idempotentLogJobId(apiKeyId: string, idempotencyKey: string): st
 export function logJobFingerprint(job: LogJob): string {
   const fields = [job.category, job.eventType, job.description, job.platformUsername, job.platformUserId, job.issuedBy, job.code]
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url')
+}
+
+/** The id of event `index` (0-based) of a batch sent under an idempotency key whose job id is `base`: `{base}-{index}`. */
+export function batchEventId(base: string, index: number): string {
+  return `${base}-${index}`
+}
+
+/**
+ * A hash of a batch as the client sent it: its category and each event's fields, in order, marked as a batch so that
+ * a single event and a batch of that one event are told apart (a key reused between them is refused).
+ */
+export function logBatchFingerprint(jobs: readonly LogJob[]): string {
+  const hash = createHash('sha256').update('batch\n')
+  for (const job of jobs) hash.update(JSON.stringify([job.category, job.eventType, job.description, job.platformUsername, job.platformUserId, job.issuedBy, job.code])).update('\n')
+  return hash.digest('base64url')
 }

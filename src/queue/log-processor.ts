@@ -6,12 +6,11 @@
  * stored is re-queued as a job of its own under its event id, where it fails visibly (`presence-link jobs failed`).
  */
 import type { Job } from 'bullmq'
-import * as v from 'valibot'
 import type { Logger } from '../lib/logger.js'
 import type { NewLogEntry } from '../mysql/log-entry-rows.js'
 import { createJobProcessor, type JobProcessor } from './job-processor.js'
 import type { LogGroupCommit } from './log-group-commit.js'
-import { LogJobSchema, type LogJob } from './model/jobs.js'
+import { LogJobSchema, readLogJob, type LogJob } from './model/jobs.js'
 import { LogBatchSchema } from './model/log-batch.js'
 import { JobName } from './names.js'
 
@@ -81,12 +80,12 @@ function batchProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
     const ids = new Map<NewLogEntry, string>()
     const invalid: Array<{ id: string; event: unknown }> = []
     for (const { id, event } of batch.events) {
-      const parsed = v.safeParse(LogJobSchema, event)
-      if (!parsed.success) {
+      const parsed = readLogJob(event)
+      if (parsed === undefined) {
         invalid.push({ id, event })
         continue
       }
-      const entry = entryOf(parsed.output, dedupeKeyOf(meta.queueName, id))
+      const entry = entryOf(parsed, dedupeKeyOf(meta.queueName, id))
       entries.push(entry)
       ids.set(entry, id)
     }

@@ -23,6 +23,7 @@ const KEY_COUNT = {
   'push-universes': 1,
   'rate-gate-take': 1,
   'rate-limit-spend': null,
+  'rate-limit-spend-units': 1,
   'shard-mark': 1,
   'unknown-code-budget': 2,
 } satisfies Record<string, number | null>

@@ -25,6 +25,7 @@ import {
   answerLocally,
   createWindowTable,
   outcomeOf,
+  refusal,
   spareCeiling,
   wantsSpare,
   type KnownWindow,
@@ -34,7 +35,7 @@ import {
 
 export type { RateLimitOutcome, RateLimitState } from './model/rate-limit-windows.js'
 
-/** The limited routes. */
+/** The limited routes (and the events budget, whose points are events rather than requests: createUnitBudget). */
 export type LimitedRoute = keyof RateLimits
 
 /**
@@ -268,5 +269,28 @@ function sendBatch(spend: LuaCommand, table: WindowTable, limits: RateLimits): (
       if (outcome.ok) answered.set(op.key, { route: op.route, window })
     }
     for (const [key, { route, window }] of answered) next.afterAnswer(key, route, window)
+  }
+}
+
+/** The budgets counted in units rather than requests (one unit per log event of a batch). */
+export type UnitBudget = 'log_events'
+
+/**
+ * Spends `units` points of `budget` for `client` at once, all or none: a refusal spends nothing. Resolves `{ok: true}`
+ * when limits are off; throws only when Redis fails. The caller refuses a spend larger than the whole budget itself
+ * (it could never succeed).
+ */
+export type UnitBudgetSpend = (budget: UnitBudget, client: string, units: number) => Promise<RateLimitOutcome>
+
+/** Creates the spender of unit budgets; `limits` null means rate limiting is off. One round trip per spend. */
+export function createUnitBudget(redis: Redis, keys: RedisKeys, limits: RateLimits | null): UnitBudgetSpend {
+  if (limits === null) return async () => ({ ok: true })
+  const spend = luaCommand(redis, 'rate-limit-spend-units')
+  return async (budget, client, units) => {
+    const { points, seconds } = limits[budget]
+    const reply = (await spend([`${keys.rateLimitPrefix(budget)}:${client}`], [units, points, seconds * 1000])) as [number, number, number]
+    const [spent, used, msLeft] = reply
+    if (spent === 1) return outcomeOf({ points, seconds }, used, msLeft)
+    return refusal({ points, seconds }, Math.max(0, msLeft))
   }
 }

@@ -13,7 +13,7 @@ import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCache } from '../redis/api-key-cache.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import { redisCheck, waitReady } from '../redis/connection.js'
-import { createRateLimits } from '../redis/rate-limits.js'
+import { createRateLimits, createUnitBudget } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import type { ProcessContext } from './process-context.js'
@@ -113,10 +113,12 @@ export async function startFront(
     lookup: readPath.lookup,
     verifyKey: createKeyVerifier(createApiKeyCache(createApiKeyCopy(redis, keys), readPath.feed), config.apiKey),
     rateLimit: createRateLimits(redis, keys, config.rateLimits),
+    unitBudget: createUnitBudget(redis, keys, config.rateLimits),
     unknownCodeBudget: createUnknownCodeBudget(redis, keys, config.unknownCodeBudget),
     clientIp: createClientIpResolver(config.trustProxy),
     submitBind: createBindClient({ queue: bindQueue, events: bindEvents, timeoutMs: config.bindTimeoutMs, confirm: () => replicaWait.all('bind') }),
     submitLog: logBatcher.submit,
+    submitLogs: logBatcher.submitAll,
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     async checkReady() {
       const states = await readiness()

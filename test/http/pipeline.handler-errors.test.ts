@@ -36,6 +36,9 @@ t.test('a failing handler', async (t) => {
     submitLog: async () => {
       throw new Error('Connection is closed.')
     },
+    submitLogs: async () => {
+      throw new Error('Connection is closed.')
+    },
     // readyz: a refused connection
     checkReady: async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })

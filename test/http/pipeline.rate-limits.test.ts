@@ -25,6 +25,7 @@ t.test('spec limits per client IP', async (t) => {
         code: 'rate_limited',
         message: `rate limit exceeded: 10 requests per 60 seconds per IP; retry in ${retry} s`,
         retry_after: retry,
+        limit: 'bind',
       },
     })
   })

@@ -98,6 +98,39 @@ t.test('under a flood, one write at a time; batches follow the order of submissi
   t.ok(sizes.some((n) => n < 50), `the byte bound cut some batches short: ${sizes.join(', ')}`)
 })
 
+t.test("a client's batch is one unit: never split across jobs, in its place among the single events", async (t) => {
+  const rec = recordingAdder(queue)
+  const batcher = createLogBatcher(rec.add, { maxEvents: 50, maxBytes: 1_000_000 })
+  // Held back by a first write in flight, then: 30 singles, a unit of 40, 5 singles, a unit of 80 (over the bound), 1 single.
+  const first = batcher.submit(event(0), 'head')
+  const unit = (name: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${name}-${i}`, job: event(i) }))
+  const pending: Array<Promise<void>> = [first]
+  // The head's write starts at the next turn; what follows is submitted while it is in flight.
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(rec.batches.length, 1, 'the head is being written')
+  for (let i = 0; i < 30; i++) pending.push(batcher.submit(event(i), `a-${i}`))
+  pending.push(batcher.submitAll(unit('u40', 40)))
+  for (let i = 0; i < 5; i++) pending.push(batcher.submit(event(i), `b-${i}`))
+  pending.push(batcher.submitAll(unit('u80', 80)))
+  pending.push(batcher.submit(event(0), 'last'))
+  await Promise.all(pending)
+  await batcher.drain()
+  const ids = rec.batches.map((b) => b.ids)
+  t.same(ids[0], ['head'])
+  t.same(ids[1], Array.from({ length: 30 }, (_, i) => `a-${i}`), 'the unit of 40 does not fit beside 30: it waits, whole')
+  t.same(ids[2], [...Array.from({ length: 40 }, (_, i) => `u40-${i}`), ...Array.from({ length: 5 }, (_, i) => `b-${i}`)])
+  t.same(ids[3], Array.from({ length: 80 }, (_, i) => `u80-${i}`), 'a unit over the bound goes alone, whole')
+  t.same(ids[4], ['last'])
+  t.equal(rec.batches.length, 5)
+})
+
+t.test('an empty unit resolves at once and writes nothing', async (t) => {
+  const rec = recordingAdder(queue)
+  const batcher = createLogBatcher(rec.add)
+  await batcher.submitAll([])
+  t.same(rec.batches, [])
+})
+
 t.test('a failed write fails every event that waited for it with its error, and only those', async (t) => {
   const redis = await privateRedis(t)
   const connection = createRedis(redis.url, 'request', 'batcher-test')

@@ -7,7 +7,7 @@
  * load goes to the ceiling (tools/bench/ceiling-app.ts: reads and parses each body, answers the front's own 200), and
  * the accepted rate is given as a ratio to it.
  *
- * Options: `--runs N` (3), `--events N` (60,000 per run), `--connections N` (100), `--front-workers N` (1),
+ * Options: `--runs N` (3), `--seconds N` (5 per run, wrk), `--connections N` (100), `--front-workers N` (1),
  * `--clients proxied|one` (proxied: rate limits on at the contract's values and many client addresses through a
  * trusted proxy; one: one address, rate limits off).
  */
@@ -21,7 +21,7 @@ import { createScratch } from '../harness/scratch.js'
 import { fixed, int, median, table } from '../harness/stats.js'
 import { startBenchEnv } from './measurements/bench-env.js'
 import { startCeiling } from './measurements/ceiling-comparison.js'
-import { logAnswer, logCeilingRun, logRun, warmUpLogCeiling, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
+import { logAnswer, logCeilingRun, logRun, lostOf, warmUpLogCeiling, warmUpLogs, type LogRun } from './measurements/log-accept-store.js'
 import { logMedians } from './report/render-report.js'
 import { SETTINGS } from './settings.js'
 
@@ -38,14 +38,14 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string', default: String(SETTINGS.runs) },
-      events: { type: 'string', default: '60000' },
+      seconds: { type: 'string', default: '5' },
       connections: { type: 'string', default: '100' },
       'front-workers': { type: 'string', default: '1' },
       clients: { type: 'string', default: 'proxied' },
     },
   })
   const proxied = values.clients === 'proxied'
-  const settings = { ...SETTINGS, logEvents: Number(values.events), logConnections: Number(values.connections) }
+  const settings = { ...SETTINGS, logSeconds: Number(values.seconds), logConnections: Number(values.connections) }
   const env: Record<string, string> = proxied ? { RATE_LIMITS: 'log=30/60', TRUST_PROXY: '127.0.0.1' } : { RATE_LIMITS: 'off' }
   const scratch = await createScratch({
     stem: 'benchlog',
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
         (await cpuSeconds(bench.redisPid ?? 0)) - before.redis,
         (await cpuSeconds(bench.workerPid)) - before.worker,
         (await cpuSeconds(bench.mysqlPid ?? 0)) - before.mysql,
-        (self.user + self.system) / 1e6,
+        (self.user + self.system) / 1e6 + (r.generatorCpuSeconds ?? Number.NaN),
         (await machineBusySeconds()) - before.machine,
       ]
       cpu.push([String(run), ...used.map((s) => fixed(s)), fixed(seconds)])
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       runs.push(r)
       const ceilingBefore = await cpuSeconds(bench.ceilingPid)
       const perSec = await logCeilingRun(bench, settings, run, { proxied })
-      ceilingCpu.push((((await cpuSeconds(bench.ceilingPid)) - ceilingBefore) * 1e6) / settings.logEvents)
+      ceilingCpu.push((((await cpuSeconds(bench.ceilingPid)) - ceilingBefore) * 1e6) / (perSec * settings.logSeconds))
       r.ceilingPerSec = perSec
       log(
         `run ${run}: accepted ${int(r.accepted)} in ${fixed(r.loadSeconds)} s (${int(r.acceptedPerSec)}/s; the ceiling ${int(perSec)}/s), stored ${int(r.stored)} (${int(r.distinct ?? Number.NaN)} distinct) ${fixed(r.drainSeconds)} s later: ${int(r.stored / (r.loadSeconds + r.drainSeconds))}/s end to end, rejected ${r.rejected}`,
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     }
     // The ceiling's median and the ratios, as BENCHMARKS.md computes them.
     const vsCeiling = logMedians(runs)
-    const lost = runs.map((r) => r.accepted - (r.distinct ?? r.stored))
+    const lost = runs.map(lostOf)
     const twice = runs.map((r) => r.stored - (r.distinct ?? r.stored))
     console.log(
       [
@@ -134,12 +134,12 @@ async function main(): Promise<void> {
         '',
         'CPU seconds used during each run (load and drain):',
         '',
-        table(['run', 'front workers', 'redis-server', 'worker', 'MySQL server', 'bench (autocannon)', 'whole machine', 'run seconds'], cpu),
+        table(['run', 'front workers', 'redis-server', 'worker', 'MySQL server', 'bench and wrk', 'whole machine', 'run seconds'], cpu),
         '',
         'CPU microseconds per accepted event (median over the runs):',
         '',
         table(
-          ['front workers', 'redis-server', 'worker', 'MySQL server', 'bench (autocannon)', 'whole machine'],
+          ['front workers', 'redis-server', 'worker', 'MySQL server', 'bench and wrk', 'whole machine'],
           [perEvent[0]!.map((_, i) => fixed(median(perEvent.map((p) => p[i]!)), 1))],
         ),
         '',

@@ -11,10 +11,22 @@ export interface BenchSettings {
   warmupSeconds: number
   bindRate: number
   bindSeconds: number
-  /** Log events per ingestion run: 60,000 so a run lasts seconds (at 12,000 it was over in about 1.5 s, half of it warming up). */
+  /** Log events per run of the measurements that post a fixed number (the backlog, replica waits). */
   logEvents: number
+  /** Seconds of each single-event ingestion run (wrk runs for a time, not a count). */
+  logSeconds: number
   /** Connections posting them: a burst of many game servers flushing what they buffered, as after an outage. */
   logConnections: number
+  /** Events per request of the batch measurements (the Roblox module sends at most 100). */
+  batchSize: number
+  /** Connections posting batches at peak (one request in flight on each). */
+  batchConnections: number
+  /** Events per peak run of batches. */
+  batchEvents: number
+  /** Events per second of the moderate load (a game network's normal day), in batches and as single events. */
+  moderateRate: number
+  /** Seconds of each moderate run. */
+  moderateSeconds: number
   memoryUsers: number
   frontWorkers: number
   propagationUpdates: number
@@ -34,6 +46,12 @@ export const SETTINGS: BenchSettings = {
   bindRate: 100,
   bindSeconds: 10,
   logEvents: 60_000,
+  logSeconds: 5,
+  batchSize: 100,
+  batchConnections: 8,
+  batchEvents: 300_000,
+  moderateRate: 1000,
+  moderateSeconds: 15,
   logConnections: 100,
   memoryUsers: 1000,
   frontWorkers: 1,

@@ -80,6 +80,7 @@ async function main(): Promise<void> {
         clientIp: (ip) => ip,
         submitBind: async () => null,
         submitLog: async () => {},
+        submitLogs: async () => {},
         checkReady: async () => ({ redis: true, mysql: true }),
       })
       await app.listen(PORT, '127.0.0.1')

@@ -1,19 +1,23 @@
 /**
- * `POST /api/v1/log/{category}` (bearer): a game server's log event, queued durably (in a micro-batch with the events
- * accepted at the same moment) for the worker to store and deliver; the 200 comes once Redis holds it. An
- * Idempotency-Key makes a retried event stored once per API key.
+ * `POST /api/v1/log/{category}` (bearer): a game server's log event, or a batch of them (`{"events": [...]}`, all or
+ * nothing), queued durably (in the front's micro-batch, a client's batch as one unit) for the worker to store and
+ * deliver; the 200 comes once Redis holds every event. An Idempotency-Key makes a retried event, or a retried batch,
+ * stored once per API key. A batch spends one request of the `log` budget and one unit per event of `log_events`.
  */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../lib/logger.js'
-import { idempotentLogJobId, logJobFingerprint } from '../../queue/log-idempotency.js'
+import type { IdentifiedEvent } from '../../queue/log-batcher.js'
+import { batchEventId, idempotentLogJobId, logBatchFingerprint, logJobFingerprint } from '../../queue/log-idempotency.js'
 import { IDEMPOTENCY_WINDOW_SECONDS, parseIdempotencyKey } from '../../queue/model/idempotency-key.js'
 import type { LogJob } from '../../queue/model/jobs.js'
-import { isLogCategory } from '../../queue/model/log-categories.js'
+import { timeOrderedEventId } from '../../queue/model/log-batch.js'
+import { isLogCategory, type LogCategoryName as LogCategory } from '../../queue/model/log-categories.js'
 import type { IdempotencyClaim } from '../../redis/idempotency-keys.js'
 import { ErrorCode } from '../model/error-codes.js'
-import { LogRequestSchema } from '../model/log-request.js'
-import { invalidOptionalCode, jsonError, jsonOk, queueUnavailable } from '../respond.js'
-import type { HttpApp, RouteKit } from '../route-kit.js'
+import { isLogBatchBody, MAX_LOG_BATCH_BYTES, MAX_LOG_BATCH_EVENTS, parseLogBatch, readLogRequest, type LogRequest, LogRequestSchema } from '../model/log-request.js'
+import { MAX_BODY_BYTES } from '../pipeline.js'
+import { bodyTooLarge, invalidOptionalCode, jsonError, jsonOk, queueUnavailable, validationFailed, type Reply } from '../respond.js'
+import type { HttpApp, RequestCtx, RouteKit } from '../route-kit.js'
 
 /** What the log route needs besides the kit. */
 export interface LogDeps {
@@ -23,6 +27,8 @@ export interface LogDeps {
    * once Redis holds it. Throws when Redis is down, or when the batch it went with could not be written.
    */
   submitLog(job: LogJob, jobId: string): Promise<void>
+  /** Enqueues a client's batch as one unit, in one job: resolves once Redis holds it; throws as submitLog. */
+  submitLogs(events: readonly IdentifiedEvent[]): Promise<void>
   /**
    * Claims an idempotency key's job id for an event fingerprint (src/redis/idempotency-keys.ts). Throws when Redis is
    * down. Without it a key still stores its event once, but a reuse for another event is not refused.
@@ -30,9 +36,80 @@ export interface LogDeps {
   claimIdempotencyKey?(jobId: string, fingerprint: string): Promise<IdempotencyClaim>
 }
 
+/** The job of an accepted event. */
+function jobOf(category: LogCategory, b: LogRequest, keyName: string, ip: string, receivedAt: number): LogJob {
+  return {
+    category,
+    eventType: b.event_type,
+    description: b.description,
+    platformUsername: b.platform_username ?? null,
+    platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
+    issuedBy: b.issued_by ?? null,
+    code: typeof b.code === 'string' ? b.code : null,
+    source: `api:${keyName}`,
+    sourceIp: ip,
+    receivedAt,
+  }
+}
+
+function keyReused(what: string): Reply {
+  return jsonError(
+    422,
+    ErrorCode.IdempotencyKeyReused,
+    `this Idempotency-Key was used within the last ${IDEMPOTENCY_WINDOW_SECONDS / 3600} h for a different ${what}; send a new key for a new ${what}`,
+  )
+}
+
+/** Claims the key (when given) and enqueues: the reply for a reused key or an unavailable queue, or null once queued. */
+async function claimAndSubmit(deps: LogDeps, ctx: RequestCtx, claim: { jobId: string; fingerprint: () => string; what: string } | null, submit: () => Promise<void>): Promise<Reply | null> {
+  try {
+    if (claim !== null && deps.claimIdempotencyKey !== undefined) {
+      if ((await deps.claimIdempotencyKey(claim.jobId, claim.fingerprint())) === 'conflict') return keyReused(claim.what)
+    }
+    // A retry enqueues the events again (perhaps in another batch); each is stored once, since its event id is the
+    // entry's unique dedupe key in MySQL.
+    await submit()
+  } catch (err) {
+    deps.log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'log could not be queued')
+    return queueUnavailable()
+  }
+  return null
+}
+
+/** The batch form: every event valid or a 422 naming each bad one, then the events budget, then one unit queued. */
+async function logBatch(kit: RouteKit, deps: LogDeps, ctx: RequestCtx, category: LogCategory, body: { events: unknown }, auth: { keyName: string; keyId: string }, idempotencyKey: string | null): Promise<Reply> {
+  const batch = parseLogBatch(body)
+  if (!batch.ok) {
+    switch (batch.kind) {
+      case 'not_a_list':
+        return validationFailed([{ field: 'events', message: 'must be a list of log events' }])
+      case 'empty':
+        return jsonError(422, ErrorCode.EmptyBatch, 'the batch is empty: send 1 to 500 events in "events"')
+      case 'too_many':
+        return jsonError(413, ErrorCode.BatchTooLarge, `the batch has ${batch.count} events: send at most ${MAX_LOG_BATCH_EVENTS} per request`, { max_events: MAX_LOG_BATCH_EVENTS })
+      case 'invalid': {
+        const n = batch.events.length
+        const first = batch.events[0]!
+        const summary = `event ${first.index}: ${first.issues.map((i) => `${i.field} ${i.message}`).join('; ')}`
+        return jsonError(422, ErrorCode.InvalidEvents, `${n} invalid event${n === 1 ? '' : 's'}, nothing was logged; ${summary}`, { events: batch.events })
+      }
+    }
+  }
+  const limited = await kit.spendUnits('log_events', ctx, batch.events.length)
+  if (limited !== null) return limited
+  const receivedAt = Date.now()
+  const base = idempotencyKey === null ? null : idempotentLogJobId(auth.keyId, idempotencyKey)
+  const events: IdentifiedEvent[] = batch.events.map((b, i) => ({
+    id: base === null ? timeOrderedEventId(receivedAt, randomUUID()) : batchEventId(base, i),
+    job: jobOf(category, b, auth.keyName, ctx.ip, receivedAt),
+  }))
+  const claim = base === null ? null : { jobId: base, fingerprint: () => logBatchFingerprint(events.map((e) => e.job)), what: 'batch' }
+  const failed = await claimAndSubmit(deps, ctx, claim, () => deps.submitLogs(events))
+  return failed ?? jsonOk({ status: 'logged', category, count: events.length })
+}
+
 /** Registers the log route. */
 export function register(app: HttpApp, kit: RouteKit, deps: LogDeps): void {
-  const { log } = deps
   app.post('/api/v1/log/:category', 'log', async (req, ctx) => {
     const category = req.params.category ?? ''
     const idempotency = parseIdempotencyKey(req.headers['idempotency-key'])
@@ -42,42 +119,20 @@ export function register(app: HttpApp, kit: RouteKit, deps: LogDeps): void {
       return jsonError(400, ErrorCode.UnknownCategory, `unknown category ${JSON.stringify(category.slice(0, 40))}: use server, ingame or moderation`)
     }
     if (!idempotency.ok) return jsonError(400, ErrorCode.InvalidIdempotencyKey, idempotency.message)
-    const parsed = await kit.readBody(req, LogRequestSchema)
+    const body = await kit.readJson(req, MAX_LOG_BATCH_BYTES)
+    if (!body.ok) return body.reply
+    if (isLogBatchBody(body.value)) return logBatch(kit, deps, ctx, category, body.value, auth, idempotency.key)
+    if (body.bytes > MAX_BODY_BYTES) return bodyTooLarge(MAX_BODY_BYTES)
+    // The schema reads again only what the fast reader refused, for its issues (a list is refused there too).
+    const fast = Array.isArray(body.value) ? undefined : readLogRequest(body.value)
+    const parsed = fast !== undefined ? { ok: true as const, value: fast } : kit.validateBody(LogRequestSchema, body.value)
     if (!parsed.ok) return parsed.reply
-    const b = parsed.value
-    const badCode = invalidOptionalCode(b.code)
+    const badCode = invalidOptionalCode(parsed.value.code)
     if (badCode !== null) return badCode
-    const job: LogJob = {
-      category,
-      eventType: b.event_type,
-      description: b.description,
-      platformUsername: b.platform_username ?? null,
-      platformUserId: b.platform_user_id == null ? null : String(b.platform_user_id),
-      issuedBy: b.issued_by ?? null,
-      code: typeof b.code === 'string' ? b.code : null,
-      source: `api:${auth.keyName}`,
-      sourceIp: ctx.ip,
-      receivedAt: Date.now(),
-    }
-    const jobId = idempotency.key === null ? randomUUID() : idempotentLogJobId(auth.keyId, idempotency.key)
-    try {
-      if (idempotency.key !== null && deps.claimIdempotencyKey !== undefined) {
-        const claim = await deps.claimIdempotencyKey(jobId, logJobFingerprint(job))
-        if (claim === 'conflict') {
-          return jsonError(
-            422,
-            ErrorCode.IdempotencyKeyReused,
-            `this Idempotency-Key was used within the last ${IDEMPOTENCY_WINDOW_SECONDS / 3600} h for a different event; send a new key for a new event`,
-          )
-        }
-      }
-      // A retry enqueues the event again (perhaps in another batch); it is stored once, since the event id is the
-      // entry's unique dedupe key in MySQL.
-      await deps.submitLog(job, jobId)
-    } catch (err) {
-      log.error({ err: (err as Error).message, reqId: ctx.requestId }, 'log could not be queued')
-      return queueUnavailable()
-    }
-    return jsonOk({ status: 'logged', category })
+    const job = jobOf(category, parsed.value, auth.keyName, ctx.ip, Date.now())
+    const jobId = idempotency.key === null ? timeOrderedEventId(job.receivedAt, randomUUID()) : idempotentLogJobId(auth.keyId, idempotency.key)
+    const claim = idempotency.key === null ? null : { jobId, fingerprint: () => logJobFingerprint(job), what: 'event' }
+    const failed = await claimAndSubmit(deps, ctx, claim, () => deps.submitLog(job, jobId))
+    return failed ?? jsonOk({ status: 'logged', category })
   })
 }

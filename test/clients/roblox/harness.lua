@@ -3,9 +3,12 @@ Test harness for clients/roblox/PresenceLink.lua under Lua 5.1: a stand-in for t
 module uses, written for these tests and talking to the real service over real sockets.
 
   HttpService    RequestAsync (lua-socket http), JSONEncode (as the engine's: an empty table is []) and JSONDecode
-                 (lua-cjson), CreateWebStreamClient (SSE or WebSocket over a TCP socket, with
+                 (lua-cjson), GenerateGUID, CreateWebStreamClient (SSE or WebSocket over a TCP socket, with
                  MessageReceived/Opened/Error/Closed signals and, on a WebSocket, Send; the WebSocket handshake checks
-                 Sec-WebSocket-Accept with a pure-Lua SHA-1); a test can make it refuse requests (`refuse`)
+                 Sec-WebSocket-Accept with a pure-Lua SHA-1); a test can make it refuse requests (`refuse`) or lose
+                 the answer of one the service did receive (`loseAnswer`)
+  DataModel      BindToClose, and close(): runs the bound functions together and waits for them as the engine does
+                 (at most 30 s)
   Secret         a value that prints as "Secret(presence_link)" and cannot be concatenated or compared; AddPrefix/AddSuffix only,
                  and only this HttpService can read it (as the engine does with HttpService:GetSecret)
   TextService    FilterStringAsync(text, fromUserId) then GetNonChatStringForBroadcastAsync(): both yield; the words of
@@ -211,9 +214,11 @@ HttpService.__index = HttpService
 
 local wsFrame, readWebSocket
 
---- A fresh HttpService; `log` (optional) collects every request as { method, url, headers }.
-function Harness.httpService(log)
-  return setmetatable({ requests = log or {} }, HttpService)
+--- A fresh HttpService; `log` (optional) collects every request as { method, url, authorization, body,
+--- idempotencyKey, at, status, retryAfter }. options.sourceAddress (a loopback address such as 127.0.0.2) makes its
+--- requests come from there: another game server, with rate limits of its own.
+function Harness.httpService(log, options)
+  return setmetatable({ requests = log or {}, sourceAddress = options and options.sourceAddress }, HttpService)
 end
 
 -- As the engine's JSONEncode: a table with keys 1..n (or none) is an array, any other an object.
@@ -246,6 +251,19 @@ function HttpService:JSONDecode(text)
   return cjson.decode(text)
 end
 
+-- As the engine's: a random (version 4) UUID in capitals, in braces unless wrapInCurlyBraces is false.
+function HttpService:GenerateGUID(wrapInCurlyBraces)
+  local hex = "0123456789ABCDEF"
+  local guid = string.gsub("xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx", "[xy]", function(c)
+    local v = c == "x" and math.random(0, 15) or math.random(8, 11)
+    return string.sub(hex, v + 1, v + 1)
+  end)
+  if wrapInCurlyBraces == false then
+    return guid
+  end
+  return "{" .. guid .. "}"
+end
+
 function HttpService:RequestAsync(request)
   assert(type(request.Url) == "string", "RequestAsync needs a Url")
   local method = request.Method or "GET"
@@ -257,21 +275,35 @@ function HttpService:RequestAsync(request)
     assert(method ~= "GET", "a GET request cannot have a body")
     headers["content-length"] = tostring(#request.Body)
   end
+  local key = headers["idempotency-key"]
   if self.refuse ~= nil and self.refuse(request) then
-    table.insert(self.requests, { method = method, url = request.Url, refused = true })
+    table.insert(self.requests, { method = method, url = request.Url, refused = true, idempotencyKey = key, body = request.Body, at = Harness.clock() })
     error("HttpError: ConnectFail (refused by the test)")
   end
-  table.insert(self.requests, { method = method, url = request.Url, authorization = headers.authorization, body = request.Body })
+  local record = { method = method, url = request.Url, authorization = headers.authorization, body = request.Body, idempotencyKey = key, at = Harness.clock() }
+  table.insert(self.requests, record)
   local chunks = {}
+  local source = self.sourceAddress
   local ok, status, responseHeaders, statusLine = http.request({
     url = request.Url,
     method = method,
     headers = headers,
     source = request.Body and ltn12.source.string(request.Body) or nil,
     sink = ltn12.sink.table(chunks),
+    create = source and function()
+      local sock = socket.tcp()
+      assert(sock:bind(source, 0))
+      return sock
+    end or nil,
   })
   if ok == nil then
     error("HttpError: " .. tostring(status))
+  end
+  record.status = status
+  record.retryAfter = tonumber((responseHeaders or {})["retry-after"] or "")
+  if self.loseAnswer ~= nil and self.loseAnswer(request) then
+    record.answerLost = true
+    error("HttpError: Timedout (the test dropped the answer after the service sent it)")
   end
   return {
     Success = status >= 200 and status < 300,
@@ -856,6 +888,34 @@ function Harness.messagingService(options)
   return service
 end
 
+--- A DataModel (`game`) for BindToClose: close(limit) runs every bound function as a task of its own, as the engine
+--- does when a server shuts down, and returns when all have ended or after `limit` seconds (30), with the seconds it
+--- took and whether all ended.
+function Harness.dataModel()
+  local model = { bound = {} }
+  function model:BindToClose(fn)
+    assert(type(fn) == "function", "BindToClose takes a function")
+    table.insert(self.bound, fn)
+  end
+  function model:close(limit)
+    local started = Harness.clock()
+    local done = 0
+    for i = 1, #self.bound do
+      local fn = self.bound[i]
+      Harness.spawn(function()
+        fn()
+        done = done + 1
+      end)
+    end
+    local deadline = started + (limit or 30)
+    while done < #self.bound and Harness.clock() < deadline do
+      Harness.sleep(0.02)
+    end
+    return { seconds = Harness.clock() - started, finished = done == #self.bound }
+  end
+  return model
+end
+
 ------------------------------------------------------------------------------------------------------------------
 -- Output and small helpers
 
@@ -902,13 +962,43 @@ function Harness.post(target, body, headers)
   return status
 end
 
---- Waits until `predicate()` is true, checking every 50 ms; fails naming `what` after 10 s.
-function Harness.waitFor(what, predicate)
-  local deadline = Harness.clock() + 10
+--- Waits until `predicate()` is true, checking every 50 ms; fails naming `what` after `seconds` (10).
+function Harness.waitFor(what, predicate, seconds)
+  local deadline = Harness.clock() + (seconds or 10)
   while not predicate() do
     assert(Harness.clock() < deadline, "timed out waiting for " .. what)
     Harness.sleep(0.05)
   end
+end
+
+--- The log requests among an HttpService's `requests`, in order: { category, events (how many), key (the
+--- Idempotency-Key), at, status (nil when none came), retryAfter, refused, answerLost, descriptions }.
+function Harness.logRequests(requests)
+  local out = {}
+  for i = 1, #requests do
+    local r = requests[i]
+    local category = string.match(r.url or "", "/log/([%w_]+)$")
+    if category ~= nil then
+      local ok, body = nativePcall(cjson.decode, r.body or "")
+      local events = ok and type(body) == "table" and body.events or {}
+      local descriptions = {}
+      for j = 1, #events do
+        descriptions[j] = type(events[j]) == "table" and events[j].description or cjson.null
+      end
+      table.insert(out, {
+        category = category,
+        events = #events,
+        key = r.idempotencyKey,
+        at = r.at,
+        status = r.status,
+        retryAfter = r.retryAfter,
+        refused = r.refused == true,
+        answerLost = r.answerLost == true,
+        descriptions = descriptions,
+      })
+    end
+  end
+  return out
 end
 
 --- The last block of `code` among `blocks` (in the order a watch delivered them), or nil.

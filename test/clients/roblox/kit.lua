@@ -1,9 +1,10 @@
 -- kit: the kit's example server Script (clients/roblox/kit/PresenceLinkServer.server.lua) run as the engine would run
--- it, over a small stand-in of the engine's objects (game and its services, Instance.new for the RemoteEvent, script,
--- task, warn, require of the ModuleScript), against the real service. A returning player (RETURNING_NAME/_ID, in the
--- server when the script starts) gets their code back from codeFor and their activity shown; a new player (NEW_NAME/
--- _ID) types their code (NEW_CODE) through the RemoteEvent, gets the answer sentence and their activity shown, filtered;
--- malformed input is ignored; a player who leaves is forgotten. With PLACEMENT=workspace the script only warns.
+-- it, over a small stand-in of the engine's objects (game with its services and BindToClose, Instance.new for the
+-- RemoteEvent, script, task, warn, require of the ModuleScript), against the real service. A returning player
+-- (RETURNING_NAME/_ID, in the server when the script starts) gets their code back from codeFor and their activity
+-- shown; a new player (NEW_NAME/_ID) types their code (NEW_CODE) through the RemoteEvent, gets the answer sentence and
+-- their activity shown, filtered; malformed input is ignored; a player who leaves is forgotten. With
+-- PLACEMENT=workspace the script only warns.
 local Harness = require("harness")
 local PresenceLink = require("PresenceLink")
 
@@ -46,9 +47,13 @@ local services = {
   RunService = Harness.runService(false),
 }
 
+local closers = {}
 game = { GameId = 0, JobId = "kit-test-server" }
 function game:GetService(name)
   return services[name]
+end
+function game:BindToClose(fn)
+  table.insert(closers, fn)
 end
 script = { Parent = os.getenv("PLACEMENT") == "workspace" and workspace or serverScriptService }
 function script:GetAttribute(name)
@@ -143,6 +148,7 @@ Harness.run(function()
     fired = fired,
     remoteIn = remote ~= nil,
     warnings = warnings,
+    boundToClose = #closers,
     requests = (function()
       local out = {}
       for i = 1, #http.requests do

@@ -1,4 +1,5 @@
--- log: a moderation event with a player and a code, and the errors a developer can make.
+-- log: a moderation event with a player and a code, and a join, queued and sent; a category that does not exist is
+-- refused at once.
 local Harness = require("harness")
 
 Harness.run(function()
@@ -8,8 +9,7 @@ Harness.run(function()
   out.moderation = link:log("moderation", { event_type = "kick", description = "Exploiting; {speed} \"hacks\"", player = player, issued_by = "ModBob", code = Harness.env("CODE") })
   out.join = link:log("ingame", { event_type = "player_join", description = "joined", player = player })
   out.badCategory = link:log("chat", { event_type = "x", description = "y" })
-  out.missingDescription = link:log("server", { event_type = "boot" })
-  out.badCode = link:log("moderation", { event_type = "kick", description = "x", code = "ab12" })
-  out.badKey = Harness.link({ apiKey = "pl_notakey_000" }):log("server", { event_type = "boot", description = "up" })
+  out.flushed = link:flushLogs(20)
+  out.stats = link:logStats()
   Harness.emit(out)
 end)

@@ -15,6 +15,7 @@ import {
   type DigestRow,
 } from '../../../src/delivery/model/digest.js'
 import { embedSize, EmbedLimit, type EntryView } from '../../../src/delivery/model/embeds.js'
+import { parseSearchTime } from '../../../src/cli/model/log-search-args.js'
 
 const settings = { backlog: 1000, afterMs: 30_000, everyMs: 10_000 }
 
@@ -85,7 +86,16 @@ t.test('planDigest', async (t) => {
   t.throws(() => planDigest('server', []))
 })
 
-t.test('readCommand names the category and a time range holding every entry', async (t) => {
+t.test('readCommand names the category and a time range holding every entry, as logs search reads it', async (t) => {
+  const plan = { category: 'ingame' as const, firstReceivedAt: new Date('2026-11-28T12:00:01.250Z'), lastReceivedAt: new Date('2026-11-28T12:00:41.999Z') }
+  const [, since, until] = /--since (\S+) --until (\S+)$/.exec(readCommand(plan)) ?? []
+  const now = new Date('2026-11-29T00:00:00Z')
+  const from = parseSearchTime(since!, now)
+  const to = parseSearchTime(until!, now)
+  t.ok(from.ok && to.ok, 'both are times --since and --until take')
+  // --since is inclusive, --until exclusive (docs/cli.md).
+  if (from.ok && to.ok) t.ok(from.at <= plan.firstReceivedAt && to.at > plan.lastReceivedAt, 'the range holds the first and the last entry')
+
   t.equal(
     readCommand({ category: 'ingame', firstReceivedAt: new Date('2026-11-28T12:00:01.250Z'), lastReceivedAt: new Date('2026-11-28T12:00:41.999Z') }),
     'presence-link logs search --category ingame --since 2026-11-28T12:00:01Z --until 2026-11-28T12:00:42Z',

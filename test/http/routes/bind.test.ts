@@ -182,7 +182,7 @@ t.test('validation and authentication', async (t) => {
   t.test('a body over 16 KiB gives 413', async (t) => {
     const res = await bind({ code: 'ABCD', platform_username: 'Abc', pad: 'x'.repeat(17_000) })
     t.equal(res.status, 413)
-    t.same(res.body, { detail: { status: 'error', code: 'body_too_large', message: 'the body must be at most 16384 bytes' } })
+    t.same(res.body, { detail: { status: 'error', code: 'body_too_large', message: 'the body must be at most 16384 bytes', max_bytes: 16384 } })
   })
 
   t.test('a missing, malformed, unknown or revoked key gives 401', async (t) => {

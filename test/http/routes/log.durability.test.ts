@@ -1,5 +1,6 @@
 /**
- * A 200 from POST /api/v1/log/{category} means the event is durably queued, batches or not. Redis keeps an append-only
+ * A 200 from POST /api/v1/log/{category} means the event is durably queued, batches or not, in the single form and the
+ * batch form alike (every tenth request here is a client's batch of five). Redis keeps an append-only
  * file fsynced before each reply. After a burst answered 200, Redis is frozen (SIGSTOP) while more events arrive:
  * their batch hangs in the write, so a 200 sent now could only come before its event is in Redis. Then Redis is
  * SIGKILLed and restarted from its file: it holds every event answered 200, the requests whose batch could not be
@@ -30,19 +31,23 @@ t.test('Redis frozen, then SIGKILLed: every event answered 200 is in the restart
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const redis = await privateRedis(t, true, dir)
   const stack = await startStack(t, { env: { REDIS_URL: redis.url, RATE_LIMITS: 'off', API_KEY }, consumers: [] })
-  const post = (description: string) =>
-    postJson(`${stack.api}/log/server`, { event_type: 'durability', description }, `Bearer ${API_KEY}`).then(
-      (res) => ({ description, status: res.status, code: (res.body as { detail?: { code?: string } }).detail?.code }),
-      () => ({ description, status: 0, code: 'connection failed' }),
+  // Request i: one event described `description`, or (every tenth) a batch of five described `description.0` to `.4`.
+  const post = (description: string, i: number) => {
+    const descriptions = i % 10 === 0 ? Array.from({ length: 5 }, (_, k) => `${description}.${k}`) : [description]
+    const body = descriptions.length === 1 ? { event_type: 'durability', description } : { events: descriptions.map((d) => ({ event_type: 'durability', description: d })) }
+    return postJson(`${stack.api}/log/server`, body, `Bearer ${API_KEY}`).then(
+      (res) => ({ description, descriptions, status: res.status, code: (res.body as { detail?: { code?: string } }).detail?.code }),
+      () => ({ description, descriptions, status: 0, code: 'connection failed' }),
     )
+  }
 
-  const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => post(`durable#${i}`)))
+  const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => post(`durable#${i}`, i)))
   t.same([...new Set(burst.map((a) => a.status))], [200], 'a burst, every event answered 200')
 
   redis.freeze()
   const answeredWhileFrozen: string[] = []
   const frozen = Array.from({ length: FROZEN }, (_, i) =>
-    post(`frozen#${i}`).then((a) => {
+    post(`frozen#${i}`, i).then((a) => {
       answeredWhileFrozen.push(`${a.description} ${a.status}`)
       return a
     }),
@@ -51,7 +56,7 @@ t.test('Redis frozen, then SIGKILLed: every event answered 200 is in the restart
   t.same(answeredWhileFrozen.filter((a) => a.endsWith(' 200')), [], 'nothing is answered 200 while its batch cannot be written')
   await redis.kill()
   const outcomes = await Promise.all(frozen)
-  const accepted = [...burst, ...outcomes].filter((a) => a.status === 200).map((a) => a.description)
+  const accepted = [...burst, ...outcomes].filter((a) => a.status === 200).flatMap((a) => a.descriptions)
   t.same(
     [...new Set(outcomes.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.code}`))],
     ['503 queue_unavailable'],

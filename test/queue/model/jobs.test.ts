@@ -3,7 +3,7 @@ import t from 'tap'
 import * as v from 'valibot'
 import { BindRequestSchema } from '../../../src/http/model/bind-request.js'
 import { CodeSchema } from '../../../src/http/model/fields.js'
-import { BindJobResultSchema, BindJobSchema, BoundNoticeSchema, LogJobSchema } from '../../../src/queue/model/jobs.js'
+import { BindJobResultSchema, BindJobSchema, BoundNoticeSchema, LogJobSchema, readLogJob } from '../../../src/queue/model/jobs.js'
 
 const CODES: Array<[unknown, boolean, string]> = [
   ['AB12', true, 'uppercase letters and digits'],
@@ -47,4 +47,46 @@ t.test('the bind result schema', async (t) => {
     ['bound', false],
   ]
   for (const [value, ok] of cases) t.equal(v.is(BindJobResultSchema, value), ok, JSON.stringify(value))
+})
+
+t.test('readLogJob reads exactly what LogJobSchema reads', async (t) => {
+  const good = {
+    category: 'moderation',
+    eventType: 'kick',
+    description: 'Exploiting',
+    platformUsername: 'Builderman',
+    platformUserId: '156',
+    issuedBy: 'ModBob',
+    code: 'AB12',
+    source: 'api:game',
+    sourceIp: '10.0.0.1',
+    receivedAt: 1_764_000_000_000,
+  }
+  const cases: Array<[string, unknown]> = [
+    ['a full event', good],
+    ['nulls where allowed', { ...good, platformUsername: null, platformUserId: null, issuedBy: null, code: null, sourceIp: null }],
+    ['with data', { ...good, data: { any: ['thing'] } }],
+    ['with data null', { ...good, data: null }],
+    ['an unknown field is dropped', { ...good, extra: 1 }],
+    ['an unknown category', { ...good, category: 'chat' }],
+    ['a category of another case', { ...good, category: 'Server' }],
+    ['eventType missing', { ...good, eventType: undefined }],
+    ['description a number', { ...good, description: 5 }],
+    ['platformUserId a number', { ...good, platformUserId: 156 }],
+    ['platformUserId with a leading zero', { ...good, platformUserId: '0156' }],
+    ['platformUserId of 21 digits', { ...good, platformUserId: '123456789012345678901' }],
+    ['platformUserId of 20 digits', { ...good, platformUserId: '12345678901234567890' }],
+    ['a lowercase code', { ...good, code: 'ab12' }],
+    ['code missing', { ...good, code: undefined }],
+    ['receivedAt a string', { ...good, receivedAt: '1764000000000' }],
+    ['receivedAt NaN', { ...good, receivedAt: Number.NaN }],
+    ['sourceIp missing', { ...good, sourceIp: undefined }],
+    ['null', null],
+    ['a list', [good]],
+    ['a string', 'event'],
+  ]
+  for (const [name, value] of cases) {
+    const parsed = v.safeParse(LogJobSchema, value)
+    t.same(readLogJob(value), parsed.success ? parsed.output : undefined, name)
+  }
 })

@@ -1,9 +1,10 @@
 /**
- * Log events accepted, then stored: autocannon posts a fixed number of events, each with a description of its own,
- * then MySQL is polled until it holds every accepted one, and the zero-loss check compares the stored events (and
- * the distinct ones: nothing stored twice) with the accepted count.
+ * Log events accepted, then stored: wrk (tools/harness/wrk.ts) posts single events for a fixed time, each with a
+ * description of its own, then MySQL is polled until it holds every accepted one, and the zero-loss check compares
+ * the distinct stored events with the accepted count (and the stored with the distinct: nothing stored twice). wrk
+ * stops counting when its time is up, so the requests still in flight then (at most one per connection) may be stored
+ * without having been counted as accepted: stored can exceed accepted by that much, never fall short of it.
  */
-import autocannon, { type Result } from 'autocannon'
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
@@ -12,6 +13,7 @@ import { sleep, waitFor } from '../../harness/readiness.js'
 import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
 import type { CeilingAnswer } from './ceiling-comparison.js'
+import { runWrk, type WrkResult } from '../../harness/wrk.js'
 
 /** One run: counts, and the two phases' lengths in seconds. */
 export interface LogRun {
@@ -23,8 +25,10 @@ export interface LogRun {
   /** Distinct events among the stored ones (equal to `stored` when nothing was stored twice; absent: not counted). */
   distinct?: number
   rejected: number
-  /** p99 of the answer times during the load, in ms (autocannon: whole milliseconds). */
+  /** p99 of the answer times during the load, in ms. */
   latencyP99Ms?: number
+  /** The load generator's CPU seconds during the load. */
+  generatorCpuSeconds?: number
   /** Events per second the ceiling answered under the same load, in a run right after this one (absent: not measured). */
   ceilingPerSec?: number
 }
@@ -41,6 +45,14 @@ export interface LogRunOptions {
   origin?: string
 }
 
+/**
+ * Accepted events missing from MySQL: accepted minus the distinct stored ones, never below 0 (wrk stops counting with
+ * up to one request in flight per connection, which may be stored uncounted).
+ */
+export function lostOf(r: Pick<LogRun, 'accepted' | 'stored' | 'distinct'>): number {
+  return Math.max(0, r.accepted - (r.distinct ?? r.stored))
+}
+
 /** Events each proxied client address sends in one run (the contract's log limit is 30 per 60 s). */
 export const EVENTS_PER_ADDRESS = 20
 
@@ -55,35 +67,30 @@ function eventFields(eventType: string): string {
   return `"event_type":"${eventType}","platform_username":"Builderman","platform_user_id":156,"issued_by":"ServerScript"`
 }
 
+// wrk's request(): event `counter` of this run, with its own description, through the proxy when asked.
+const WRK_REQUEST = `
+function request()
+  counter = counter + 1
+  local headers = { ["Content-Type"] = "application/json", ["Authorization"] = args[2] }
+  if args[4] ~= "0" then
+    local client = math.floor(counter / ${EVENTS_PER_ADDRESS})
+    headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", tonumber(args[4]) % 256, math.floor(client / 256) % 256, client % 256)
+  end
+  return wrk.format("POST", "/api/v1/log/server", headers, "{" .. args[3] .. ",\\"description\\":\\"Player Builderman joined the server (benchmark event #" .. args[1] .. "." .. counter .. ")\\"}")
+end
+`
+
 /**
- * Posts `settings.logEvents` events to `origin` over `settings.logConnections` connections as fast as they are
- * answered: the same requests for the service and for the ceiling.
+ * Posts single events to `origin` over `settings.logConnections` connections for `settings.logSeconds`, as fast as
+ * they are answered: the same requests for the service and for the ceiling.
  */
-function postEvents(origin: string, bearer: string, settings: BenchSettings, run: number, eventType: string, options: LogRunOptions): Promise<Result> {
-  if (options.proxied && settings.logEvents / EVENTS_PER_ADDRESS > 65_536) throw new Error('too many events for one run range of addresses')
-  const fields = eventFields(eventType)
-  let n = 0
-  return autocannon({
+function postEvents(origin: string, bearer: string, settings: BenchSettings, run: number, eventType: string, options: LogRunOptions, seconds = settings.logSeconds): Promise<WrkResult> {
+  return runWrk({
     url: origin,
     connections: settings.logConnections,
-    pipelining: settings.pipelining,
-    // A fixed amount, not a duration: autocannon then waits for every response, so its 2xx count is exact.
-    amount: settings.logEvents,
-    // autocannon notices the end only at its next sample tick (1 s by default), which would stretch the timing.
-    sampleInt: 50,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/log/server',
-        setupRequest: (req) => {
-          const i = n++
-          const headers: Record<string, string> = { 'content-type': 'application/json', authorization: bearer }
-          if (options.proxied) headers['x-forwarded-for'] = addressOf(run, i)
-          // A description of its own per event (a realistic length of text), so that stored events can be told apart.
-          return { ...req, headers, body: `{${fields},"description":"Player Builderman joined the server (benchmark event #${i})"}` }
-        },
-      },
-    ],
+    seconds,
+    requestLua: WRK_REQUEST,
+    args: [eventType, bearer, eventFields(eventType), options.proxied ? String(run) : '0'],
   })
 }
 
@@ -99,34 +106,38 @@ export async function logAnswer(env: BenchEnv): Promise<CeilingAnswer> {
  * The same load as `logRun` against the ceiling (`env.ceiling`, started with a log answer): events answered per
  * second by a plain hyper-express server that only reads and parses each body, on this machine in this run.
  */
-export async function logCeilingRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<number> {
-  const started = performance.now()
-  const result = await postEvents(new URL(env.ceiling).origin, env.bearer, settings, run, `ceiling_${run}`, options)
-  const seconds = (performance.now() - started) / 1000
-  const bad = result.non2xx + result.errors + result.timeouts
+export async function logCeilingRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }, seconds = settings.logSeconds): Promise<number> {
+  const result = await postEvents(new URL(env.ceiling).origin, env.bearer, settings, run, `ceiling_${run}`, options, seconds)
+  const bad = result.other + result.errors
   if (bad > 0) throw new Error(`the ceiling failed ${bad} log events in run ${run}`)
-  return result['2xx'] / seconds
+  return result.ok / result.seconds
 }
 
-/** Posts log events as fast as autocannon can, then waits until MySQL holds every accepted one. */
-export async function logRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }): Promise<LogRun> {
+/** Posts log events as fast as wrk can for the run's time, then waits until MySQL holds every accepted one. */
+export async function logRun(env: BenchEnv, settings: BenchSettings, run: number, options: LogRunOptions = { proxied: false }, seconds = settings.logSeconds): Promise<LogRun> {
   const eventType = `bench_${run}_${randomBytes(3).toString('hex')}`
   const origin = options.origin ?? new URL(env.scratch.api).origin
   const before = await env.scratch.db.selectFrom('log_entries').select(sql<string>`COALESCE(MAX(id), 0)`.as('id')).executeTakeFirstOrThrow()
-  const loadStarted = performance.now()
-  const result = await postEvents(origin, env.bearer, settings, run, eventType, options)
+  const result = await postEvents(origin, env.bearer, settings, run, eventType, options, seconds)
   const loadEnded = performance.now()
-  const loadSeconds = (loadEnded - loadStarted) / 1000
-  const accepted = result['2xx']
-  // While waiting, count on the (category, id) index only: a scan of the whole table every poll would load MySQL.
+  const loadSeconds = result.seconds
+  const accepted = result.ok
+  // While waiting, count only the rows stored since the last poll (on the primary key): counting the whole run's
+  // range every poll cost MySQL a share of the work it was measured for. One worker commits one group at a time, so
+  // ids become visible in order and nothing appears below the last id seen.
+  let seenId = before.id
+  let seen = 0
   const countNew = async () => {
     const row = await env.scratch.db
       .selectFrom('log_entries')
-      .select(sql<number>`COUNT(*)`.as('n'))
-      .where('category', '=', 'server')
-      .where('id', '>', before.id)
+      .select([sql<number>`COUNT(*)`.as('n'), sql<string>`COALESCE(MAX(id), 0)`.as('last')])
+      .where('id', '>', seenId)
       .executeTakeFirstOrThrow()
-    return Number(row.n)
+    if (Number(row.n) > 0) {
+      seen += Number(row.n)
+      seenId = row.last
+    }
+    return seen
   }
   await waitFor(`${accepted} stored log entries`, async () => (await countNew()) >= accepted, 300_000, 50)
   const drainSeconds = (performance.now() - loadEnded) / 1000
@@ -145,20 +156,24 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
     drainSeconds,
     stored: stored.n,
     distinct: stored.distinct,
-    rejected: result.non2xx + result.errors + result.timeouts,
-    latencyP99Ms: result.latency.p99,
+    rejected: result.other + result.errors,
+    latencyP99Ms: result.p99Ms,
+    generatorCpuSeconds: result.cpuSeconds,
   }
 }
 
-/** Events of the short run before the counted ones (JIT, pools, the first batches); the report names this number. */
+/** Events of the short runs before the counted ones (JIT, pools, the first batches) elsewhere; the report names this number. */
 export const WARMUP_EVENTS = 5000
+
+/** Seconds of the short run before the counted ones, not counted (JIT, pools, the first batches). */
+export const WARMUP_SECONDS = 1
 
 /** The short run before the counted ones, not counted (its run number, 200, keeps its addresses apart from theirs). */
 export async function warmUpLogs(env: BenchEnv, settings: BenchSettings, options: LogRunOptions = { proxied: false }): Promise<void> {
-  await logRun(env, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, options)
+  await logRun(env, settings, 200, options, WARMUP_SECONDS)
 }
 
 /** The same short run against the ceiling, not counted. */
 export async function warmUpLogCeiling(env: BenchEnv, settings: BenchSettings, options: LogRunOptions = { proxied: false }): Promise<void> {
-  await logCeilingRun(env, { ...settings, logEvents: Math.min(WARMUP_EVENTS, settings.logEvents) }, 200, options)
+  await logCeilingRun(env, settings, 200, options, WARMUP_SECONDS)
 }

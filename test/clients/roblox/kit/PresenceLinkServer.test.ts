@@ -26,6 +26,7 @@ t.test('the kit server script against the real service', async (t) => {
   t.same(out.fired, [{ player: 'Bob_R', ok: true, message: 'Linked! Your Discord activity now shows in this game.' }], 'the answer sentence went back to the player')
   t.equal((await g.stack.codes.show(newCode))?.platformUserId, '6262', 'bound to the player who typed it')
   t.ok(out.remoteIn, 'the RemoteEvent LinkCode is in ReplicatedStorage')
+  t.equal(out.boundToClose, 1, "the script's one PresenceLink bound its log queue to game:BindToClose")
   t.ok(out.requests.includes(`GET ${g.stack.api}/players/6161`) && out.requests.includes(`GET ${g.stack.api}/players/6262`), 'codeFor asked for both players')
   t.same(out.warnings.filter((w: string) => !/watch polls every pollInterval/.test(w)), [], 'no warning but why push is not used')
 })
