@@ -1,7 +1,9 @@
 /**
  * Delivery to Discord: the sandbox in this process, the front (FRONT_WORKERS=1) and one worker (`worker log delivery`)
  * as child processes, the server log pointed at a sandbox webhook, the service's defaults otherwise
- * (DELIVERY_RATE_LIMIT 45/s, 1 s batching window).
+ * (DELIVERY_RATE_LIMIT 45/s, 1 s batching window). What it measures is the service's own delivery rate, so the sandbox
+ * enforces no bucket (a real webhook takes about 5 messages per 2 s: delivery-overload.ts measures that) and digest
+ * mode is off (DELIVERY_DIGEST_BACKLOG and DELIVERY_DIGEST_AFTER_MS 0), as when these figures were first taken.
  *
  * Burst runs: ENTRIES log entries posted over 50 connections, then the time until the last one is delivered
  * (MySQL `delivered_at`), the requests sent to Discord (the sandbox's counter) and receipt-to-delivery latency. A
@@ -58,11 +60,11 @@ async function countEntries(scratch: Scratch, eventType: string, state: 'sent' |
 
 /** Runs `runs` bursts of `entries`, the trickle and the drain on a world of its own, and removes what it made. */
 export async function measureDelivery(entries: number, runs: number, log: (message: string) => void): Promise<DeliveryResult> {
-  const sandbox = await startSandbox()
+  const sandbox = await startSandbox(0)
   let opened: DeliveryWorld | undefined
   try {
     const hook = await control<{ url: string }>(sandbox, 'POST', 'webhooks', { channel_id: SERVER_LOG_CHANNEL, name: 'bench' })
-    opened = await openDeliveryWorld(sandbox, 'dbench', { LOG_DESTINATION_SERVER: hook.url }, log)
+    opened = await openDeliveryWorld(sandbox, 'dbench', { LOG_DESTINATION_SERVER: hook.url, DELIVERY_DIGEST_BACKLOG: '0', DELIVERY_DIGEST_AFTER_MS: '0' }, log)
     const { world, bearer } = opened
 
     const post = async (eventType: string, i: number) => {
