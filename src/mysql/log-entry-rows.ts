@@ -161,9 +161,11 @@ export async function hasPending(db: Db, category: LogCategoryName): Promise<boo
 /** A pending entry and since when it waits: since it was received, or since a replay made it pending again. */
 export type PendingEntry = EntryView & { waitingSince: Date }
 
-const VIEW_COLUMNS = ['id', 'category', 'event_type', 'description', 'platform_username', 'platform_user_id', 'issued_by', 'code', 'source', 'received_at'] as const
+/** The columns an embed shows of an entry. */
+export const VIEW_COLUMNS = ['id', 'category', 'event_type', 'description', 'platform_username', 'platform_user_id', 'issued_by', 'code', 'source', 'received_at'] as const
 
-function viewOf(r: Pick<Selectable<LogEntriesTable>, (typeof VIEW_COLUMNS)[number]>): EntryView {
+/** What an embed shows of a stored row. */
+export function viewOf(r: Pick<Selectable<LogEntriesTable>, (typeof VIEW_COLUMNS)[number]>): EntryView {
   return {
     id: String(r.id),
     category: r.category,
