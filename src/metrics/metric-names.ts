@@ -166,6 +166,20 @@ export const Metric = {
     labels: ['destination'],
     process: 'delivery',
   }),
+  digestMode: spec({
+    name: 'presence_link_delivery_digest_mode',
+    help: 'Delivery digest mode: 1 while the destination has fallen behind and gets digest messages instead of one embed per entry (set by the process posting it), else 0.',
+    kind: 'gauge',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
+  digestedEntries: spec({
+    name: 'presence_link_delivery_digested_entries_total',
+    help: 'Log entries summarized in a digest message instead of posted one by one, by destination (all stay stored).',
+    kind: 'counter',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
   buildInfo: spec({
     name: 'presence_link_build_info',
     help: 'Always 1; the labels say which build runs: version (package.json), commit (recorded at build time, or unknown) and node (the Node.js version).',

@@ -5,6 +5,7 @@
  */
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { hasErrno } from './connection.js'
+import { viewOf } from './log-entry-rows.js'
 import { pageOf, planSearch, type FoundLogEntry, type LogSearchFilter, type SearchCursor, type SearchPage, type SearchPlan } from './model/log-search.js'
 import type { Db, LogEntriesTable } from './schema.js'
 
@@ -56,22 +57,7 @@ type SearchRow = Pick<
 >
 
 function entryOf(r: SearchRow): FoundLogEntry {
-  return {
-    id: String(r.id),
-    receivedAt: r.received_at,
-    storedAt: r.created_at,
-    category: r.category,
-    eventType: r.event_type,
-    description: r.description,
-    platformUsername: r.platform_username,
-    platformUserId: r.platform_user_id === null ? null : String(r.platform_user_id),
-    issuedBy: r.issued_by,
-    code: r.code,
-    source: r.source,
-    sourceIp: r.source_ip,
-    data: r.data,
-    delivery: r.delivery_state,
-  }
+  return { ...viewOf(r), storedAt: r.created_at, sourceIp: r.source_ip, data: r.data, delivery: r.delivery_state }
 }
 
 /**

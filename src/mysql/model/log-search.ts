@@ -100,8 +100,8 @@ export function planSearch(filter: LogSearchFilter): SearchPlan {
   }
 }
 
-/** Delivery state of an entry, as stored. */
-export type FoundDeliveryState = 'pending' | 'sent' | 'failed' | 'none'
+/** Delivery state of an entry, as stored (`digested`: summarized in a digest message, delivery.md "Digest mode"). */
+export type FoundDeliveryState = 'pending' | 'sent' | 'failed' | 'none' | 'digested'
 
 /** One entry a search found, as stored: what an embed shows of it, and the rest of its row. */
 export interface FoundLogEntry extends EntryView {

@@ -33,7 +33,8 @@ t.test('migration 0007', async (t) => {
   }
   t.same(await indexes(), earlier, 'before: the indexes of 0001 and 0003')
 
-  const up = await migrator.migrateToLatest()
+  // To 0007 itself: later migrations may add columns (0010 adds pending_since), which the row comparison below would see.
+  const up = await migrator.migrateTo('0007-log-search')
   t.notOk(up.error, String(up.error))
   const searched = {
     PRIMARY: ['id'],
