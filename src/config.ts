@@ -169,6 +169,9 @@ const EnvEntries = v.object({
   DELIVERY_RATE_LIMIT: v.optional(intString('DELIVERY_RATE_LIMIT', 1, 50), '45'),
   DELIVERY_BATCH_MS: v.optional(intString('DELIVERY_BATCH_MS', 0, 10000), '1000'),
   DELIVERY_POLL_MS: v.optional(intString('DELIVERY_POLL_MS', 20, 10000), '250'),
+  DELIVERY_DIGEST_BACKLOG: v.optional(intString('DELIVERY_DIGEST_BACKLOG', 0, 1_000_000), '1000'),
+  DELIVERY_DIGEST_AFTER_MS: v.optional(intString('DELIVERY_DIGEST_AFTER_MS', 0, 86_400_000), '30000'),
+  DELIVERY_DIGEST_EVERY_MS: v.optional(intString('DELIVERY_DIGEST_EVERY_MS', 1000, 600_000), '10000'),
   // 0 keeps log entries forever; otherwise at least MIN_RETENTION_DAYS (checked in parseConfig).
   LOG_RETENTION_DAYS: v.optional(intString('LOG_RETENTION_DAYS', 0, MAX_RETENTION_DAYS), '90'),
   LOG_PRUNE_BATCH_SIZE: v.optional(intString('LOG_PRUNE_BATCH_SIZE', 1, 10000), '1000'),
@@ -378,6 +381,12 @@ export type Config = Readonly<{
   deliveryRateLimit: number
   deliveryBatchMs: number
   deliveryPollMs: number
+  /** A destination with more entries pending than this falls behind and gets digests (0: this trigger is off). */
+  deliveryDigestBacklog: number
+  /** A destination whose oldest pending entry waited this long falls behind and gets digests (0: this trigger is off). */
+  deliveryDigestAfterMs: number
+  /** How often a destination that fell behind gets a digest. */
+  deliveryDigestEveryMs: number
   /** Log entries stored more than this many days ago are pruned by the worker; 0 keeps them forever. */
   logRetentionDays: number
   /** Entries read per window and deleted per statement at most by a prune. */
@@ -482,6 +491,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       deliveryRateLimit: o.DELIVERY_RATE_LIMIT,
       deliveryBatchMs: o.DELIVERY_BATCH_MS,
       deliveryPollMs: o.DELIVERY_POLL_MS,
+      deliveryDigestBacklog: o.DELIVERY_DIGEST_BACKLOG,
+      deliveryDigestAfterMs: o.DELIVERY_DIGEST_AFTER_MS,
+      deliveryDigestEveryMs: o.DELIVERY_DIGEST_EVERY_MS,
       logRetentionDays: o.LOG_RETENTION_DAYS,
       logPruneBatchSize: o.LOG_PRUNE_BATCH_SIZE,
       logPrunePauseMs: o.LOG_PRUNE_PAUSE_MS,

@@ -3,9 +3,11 @@
  * `--help` and the top-level help all come from this table (src/cli/dispatch.ts). Handlers load their module only
  * when they run, so `--help`, `--version` and command-line errors touch neither MySQL nor Redis.
  */
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../mysql/model/log-search.js'
 import { QUEUE_ARGUMENT_TEXT } from '../queue/names.js'
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../retention/model/prune-plan.js'
 import type { ArgsSpec } from './args.js'
+import { TIME_ARGUMENT_TEXT } from './model/log-search-args.js'
 import { adminCommand, type Command, type CommandGroup } from './command.js'
 
 const admin = () => import('./admin-commands.js')
@@ -174,6 +176,19 @@ const DESTINATIONS: CommandGroup = {
   ],
 }
 
+const LOG_SEARCH_FLAGS = {
+  category: { type: 'string', value: 'CATEGORY', summary: `only this category: ${CATEGORY.summary}` },
+  'event-type': { type: 'string', value: 'TYPE', summary: 'only this event type (any case)' },
+  'roblox-user': { type: 'string', value: 'ID', summary: 'only entries about this Roblox user id' },
+  username: { type: 'string', value: 'NAME', summary: 'only entries about this Roblox username (any case)' },
+  code: { type: 'string', value: 'CODE', summary: 'only entries of this code (any case)' },
+  since: { type: 'string', value: 'TIME', summary: `received at or after TIME: ${TIME_ARGUMENT_TEXT} ago` },
+  until: { type: 'string', value: 'TIME', summary: 'received before TIME (as --since)' },
+  before: { type: 'integer', value: 'ID', min: 1, summary: 'only entries older than entry ID (the next page, as the last line says)' },
+  limit: { type: 'integer', value: 'N', min: 1, max: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT, summary: 'at most N entries' },
+  json: { type: 'boolean', summary: 'print one line of JSON, an array of the entries with every stored field, instead of the table' },
+} as const
+
 const LOGS: CommandGroup = {
   kind: 'group',
   name: 'logs',
@@ -200,6 +215,27 @@ const LOGS: CommandGroup = {
         },
       },
       run: async (ctx, { flags }) => (await import('./retention-commands.js')).pruneLogsCommand(ctx, { dryRun: flags['dry-run'] === true, days: flags.days }),
+    }),
+    adminCommand({
+      name: 'search',
+      summary: 'stored entries, newest first, by category, event type, player, code and time; a table, or JSON with --json',
+      args: { flags: LOG_SEARCH_FLAGS },
+      run: async (ctx, { flags }) => {
+        const { searchLogsCommand, stdoutWidth } = await import('./log-search-commands.js')
+        return searchLogsCommand(ctx, {
+          category: flags.category,
+          eventType: flags['event-type'],
+          robloxUser: flags['roblox-user'],
+          username: flags.username,
+          code: flags.code,
+          since: flags.since,
+          until: flags.until,
+          before: flags.before,
+          limit: flags.limit,
+          json: flags.json === true,
+          terminalWidth: stdoutWidth(),
+        })
+      },
     }),
   ],
 }

@@ -43,7 +43,7 @@ export async function listDestinationsCommand(ctx: ProcessContext): Promise<Comm
   for (const c of LOG_CATEGORIES) {
     const d = stored.get(c)
     const counts = await countDeliveryStates(db, c)
-    const tally = `pending ${counts.pending}, sent ${counts.sent}, failed ${counts.failed}, not delivered ${counts.none}`
+    const tally = `pending ${counts.pending}, sent ${counts.sent}, in digests ${counts.digested}, failed ${counts.failed}, not delivered ${counts.none}`
     if (d === undefined) {
       lines.push(`${c}\t(no destination)\t-\t${tally}`)
       continue

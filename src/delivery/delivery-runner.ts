@@ -17,6 +17,13 @@
  * 5xx and network errors retry the same message with backoff, indefinitely (nothing is dropped; later entries wait
  * behind it); 401/403/404 disable the destination (its entries stay pending until `destinations retry`); any other
  * 4xx fails that message's entries with the reason (a multi-entry message is first split to find the culprit).
+ *
+ * Digest mode (model/digest.ts): before each read, the holder checks whether the destination has fallen behind (more
+ * than DELIVERY_DIGEST_BACKLOG entries pending, or the oldest waiting DELIVERY_DIGEST_AFTER_MS, and more than 50 either
+ * way). It then posts one digest message every DELIVERY_DIGEST_EVERY_MS instead of the entries: counts by event type,
+ * the moderation and most recent lines, and the command that reads them all; the entries it covers become `digested`
+ * with the digest's message id, so none is later posted alone. A digest time that finds few enough waiting (what the
+ * interval would show one by one) goes back to posting entry by entry. The mode lives in the lease holder.
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
@@ -24,13 +31,24 @@ import type { Config } from '../config.js'
 import { abortableSleep } from '../lib/abortable-sleep.js'
 import { packMessages, readyCount, type Outgoing, type PackedMessage } from './model/batching.js'
 import { describeTarget, DESTINATION_VARIABLE, parseDestinationTarget, type DestinationTarget } from './model/destination.js'
-import { messagePayload, renderEntryEmbed } from './model/embeds.js'
+import {
+  caughtUpAt,
+  countCap,
+  DIGEST_MAX_ENTRIES,
+  fallenBehind,
+  planDigest,
+  renderDigest,
+  type BehindReason,
+  type DigestRow,
+  type DigestSettings,
+} from './model/digest.js'
+import { messagePayload, renderEntryEmbed, type MessagePayload } from './model/embeds.js'
 import { LOG_CATEGORIES, type LogCategoryName } from '../queue/model/log-categories.js'
 import { backoffMs } from './model/send-outcome.js'
 import type { Logger } from '../lib/logger.js'
 import type { DeliveryMetrics } from '../metrics/delivery-metrics.js'
 import type { DestinationRows, StoredDestination } from '../mysql/destination-rows.js'
-import type { LogEntryRows } from '../mysql/log-entry-rows.js'
+import type { LogEntryRows, PendingEntry } from '../mysql/log-entry-rows.js'
 import type { DeliveryLease } from '../redis/delivery-lease.js'
 import type { RateGate } from '../redis/delivery-rate-gate.js'
 import { createDiscordPoster, type Poster } from './discord-poster.js'
@@ -41,17 +59,33 @@ export const LEASE_MS = 15_000
 const ACQUIRE_EVERY_MS = 1000
 const ERROR_PAUSE_MS = 1000
 const READ_LIMIT = 100
+/** A pass of entry-by-entry messages reads again after this long (a channel's bucket paces it to one message a second). */
+const RECHECK_AFTER_MS = 1000
 
 /** What the delivery consumer needs, built by the process that runs it (runtime/consumers.ts). */
 export interface DeliveryDeps {
   /** The destinations, re-reading stored targets with DISCORD_API. */
   destinations: DestinationRows
-  entries: Pick<LogEntryRows, 'hasPending' | 'readPending' | 'markSent' | 'markFailed' | 'markNoDestination'>
+  entries: Pick<
+    LogEntryRows,
+    'hasPending' | 'readPending' | 'countPending' | 'readDigestRows' | 'readEntries' | 'markSent' | 'markFailed' | 'markDigested' | 'markNoDestination'
+  >
   /** Opens the lease of a category for the holder token `holder`. */
   openLease(category: LogCategoryName, holder: string, ttlMs: number): DeliveryLease
   /** Opens the shared request budget for the holder token `holder`. */
   openGate(holder: string): RateGate
-  config: Pick<Config, 'discordToken' | 'discordApi' | 'logDestinations' | 'deliveryRateLimit' | 'deliveryBatchMs' | 'deliveryPollMs'>
+  config: Pick<
+    Config,
+    | 'discordToken'
+    | 'discordApi'
+    | 'logDestinations'
+    | 'deliveryRateLimit'
+    | 'deliveryBatchMs'
+    | 'deliveryPollMs'
+    | 'deliveryDigestBacklog'
+    | 'deliveryDigestAfterMs'
+    | 'deliveryDigestEveryMs'
+  >
   log: Logger
   metrics?: DeliveryMetrics
   /** Clock in epoch ms (tests may pass their own). */
@@ -109,6 +143,20 @@ interface CategoryRun {
   firstSeen: Map<string, number>
   /** The destination state last logged: 'active', or why not. */
   reported: string
+  /** Digest mode while the destination has fallen behind; null while it keeps up. */
+  digest: DigestState | null
+}
+
+/** A destination in digest mode: since when, why, and when its next digest is due (epoch ms). */
+interface DigestState {
+  since: number
+  reason: BehindReason
+  nextAt: number
+}
+
+/** The digest settings of the configuration. */
+function digestSettings(config: DeliveryDeps['config']): DigestSettings {
+  return { backlog: config.deliveryDigestBacklog, afterMs: config.deliveryDigestAfterMs, everyMs: config.deliveryDigestEveryMs }
 }
 
 /** Logs a destination's state once per change, and keeps the disabled gauge current in every process. */
@@ -125,25 +173,24 @@ function observe(run: CategoryRun, usable: Usable): void {
   }
 }
 
+/** What became of a message: posted (its id), refused for good (4xx), or 'stop' (lease lost, stopping, destination disabled). */
+type Posted = { kind: 'sent'; messageId: string } | { kind: 'rejected'; status: number; reason: string } | { kind: 'stop' }
+
 /**
- * Sends one message until Discord answers for good; 'stop' when the lease is lost, the runner stops or the
- * destination is disabled. A rejected message of several entries is sent again entry by entry to find the culprit.
+ * Posts one message until Discord answers for good: a 429 is waited out (no attempt spent), 5xx and network errors
+ * are retried with backoff, and 401/403/404 disable the destination ('stop').
  */
-async function send(run: CategoryRun, usable: Usable & { ok: true }, message: PackedMessage): Promise<'ok' | 'stop'> {
-  const { category, deps, lease, poster, firstSeen } = run
-  const { entries, destinations, metrics, log } = deps
-  const ids = message.entries.map((e) => e.id)
+async function post(run: CategoryRun, usable: Usable & { ok: true }, payload: MessagePayload): Promise<Posted> {
+  const { category, deps, lease, poster } = run
+  const { destinations, metrics, log } = deps
   let attempt = 0
   for (;;) {
-    if (run.signal.aborted || !(await lease.confirm())) return 'stop'
-    const outcome = await poster.post(usable.target, messagePayload(message.entries.map((e) => e.embed)))
+    if (run.signal.aborted || !(await lease.confirm())) return { kind: 'stop' }
+    const outcome = await poster.post(usable.target, payload)
     switch (outcome.kind) {
       case 'sent':
-        await entries.markSent(ids, outcome.messageId, new Date(run.now()))
-        for (const id of ids) firstSeen.delete(id)
         metrics?.request(category, 'sent')
-        metrics?.entriesDelivered(category, ids.length)
-        return 'ok'
+        return outcome
       case 'rate_limited':
         if (outcome.requestMade) {
           metrics?.request(category, 'rate_limited')
@@ -161,18 +208,10 @@ async function send(run: CategoryRun, usable: Usable & { ok: true }, message: Pa
         )
         run.reported = `disabled:${outcome.reason}`
         metrics?.setDisabled(category, true)
-        return 'stop'
+        return { kind: 'stop' }
       case 'rejected':
         metrics?.request(category, 'failed')
-        if (message.entries.length > 1) {
-          for (const entry of message.entries) {
-            if ((await send(run, usable, { entries: [entry], size: 0 })) === 'stop') return 'stop'
-          }
-          return 'ok'
-        }
-        await entries.markFailed(ids, outcome.reason)
-        log.warn({ category, entries: ids, status: outcome.status, reason: outcome.reason }, 'Discord refused a log entry; marked failed')
-        return 'ok'
+        return outcome
       case 'transient':
         metrics?.request(category, 'failed')
         attempt++
@@ -181,6 +220,101 @@ async function send(run: CategoryRun, usable: Usable & { ok: true }, message: Pa
         continue
     }
   }
+}
+
+/**
+ * Sends one message of entries and records what became of them; 'stop' when {@link post} stops. A rejected message
+ * of several entries is sent again entry by entry to find the culprit.
+ */
+async function send(run: CategoryRun, usable: Usable & { ok: true }, message: PackedMessage): Promise<'ok' | 'stop'> {
+  const { category, deps, firstSeen } = run
+  const { entries, metrics, log } = deps
+  const ids = message.entries.map((e) => e.id)
+  const posted = await post(run, usable, messagePayload(message.entries.map((e) => e.embed)))
+  if (posted.kind === 'stop') return 'stop'
+  if (posted.kind === 'sent') {
+    await entries.markSent(ids, posted.messageId, new Date(run.now()))
+    for (const id of ids) firstSeen.delete(id)
+    metrics?.entriesDelivered(category, ids.length)
+    return 'ok'
+  }
+  if (message.entries.length > 1) {
+    for (const entry of message.entries) {
+      if ((await send(run, usable, { entries: [entry], size: 0 })) === 'stop') return 'stop'
+    }
+    return 'ok'
+  }
+  await entries.markFailed(ids, posted.reason)
+  log.warn({ category, entries: ids, status: posted.status, reason: posted.reason }, 'Discord refused a log entry; marked failed')
+  return 'ok'
+}
+
+/** Switches a category to digest mode: its next pass posts a digest. */
+function enterDigest(run: CategoryRun, reason: BehindReason, pending: number, oldestWaitMs: number): void {
+  const now = run.now()
+  run.digest = { since: now, reason, nextAt: now }
+  run.firstSeen.clear()
+  run.deps.metrics?.setDigestMode(run.category, true)
+  run.deps.log.warn(
+    { category: run.category, reason, pending, oldestWaitSeconds: Math.round(oldestWaitMs / 1000) },
+    'delivery destination fell behind: posting digest messages instead of one embed per entry (every entry stays stored)',
+  )
+}
+
+/** Leaves digest mode (caught up, or no longer the poster); `waiting` entries go out one by one if it still posts. */
+function leaveDigest(run: CategoryRun, waiting: number | null): void {
+  if (run.digest === null) return
+  if (waiting !== null) {
+    run.deps.log.info({ category: run.category, waiting, digestSeconds: Math.round((run.now() - run.digest.since) / 1000) }, 'delivery destination caught up: posting entry by entry again')
+  }
+  run.digest = null
+  run.deps.metrics?.setDigestMode(run.category, false)
+}
+
+/** Whether the destination has fallen behind, judged from the oldest pending entries just read. */
+async function fallenBehindNow(run: CategoryRun, pending: readonly PendingEntry[]): Promise<{ reason: BehindReason; count: number; waitMs: number } | null> {
+  const settings = digestSettings(run.deps.config)
+  const waitMs = run.now() - pending[0]!.waitingSince.getTime()
+  // A read shorter than its limit holds every pending entry; a full one needs a count (bounded by the cap).
+  const count = pending.length < READ_LIMIT ? pending.length : await run.deps.entries.countPending(run.category, countCap(settings))
+  const reason = fallenBehind(settings, count, waitMs)
+  return reason === null ? null : { reason, count, waitMs }
+}
+
+/** Posts one digest of `rows` and records its entries as digested (or failed, should Discord refuse it). */
+async function sendDigest(run: CategoryRun, usable: Usable & { ok: true }, rows: readonly DigestRow[]): Promise<'ok' | 'stop'> {
+  const { category, deps } = run
+  const plan = planDigest(category, rows)
+  const shown = await deps.entries.readEntries([...plan.moderation.ids, ...plan.recentIds])
+  const posted = await post(run, usable, renderDigest(plan, shown))
+  if (posted.kind === 'stop') return 'stop'
+  if (posted.kind === 'rejected') {
+    // Never expected (a digest is built within Discord's limits): the entries are marked so the digest is not retried forever.
+    for (let i = 0; i < plan.ids.length; i += READ_LIMIT * 10) await deps.entries.markFailed(plan.ids.slice(i, i + READ_LIMIT * 10), `digest refused: ${posted.reason}`)
+    deps.log.error({ category, entries: plan.ids.length, status: posted.status, reason: posted.reason }, 'Discord refused a digest; its entries are marked failed')
+    return 'ok'
+  }
+  const marked = await deps.entries.markDigested(plan.ids, posted.messageId, new Date(run.now()))
+  deps.metrics?.entriesDigested(category, marked)
+  deps.log.info({ category, entries: marked, first: plan.ids[0], last: plan.ids[plan.ids.length - 1], messageId: posted.messageId }, 'delivery digest posted')
+  return 'ok'
+}
+
+/** A pass in digest mode: when a digest is due, one digest of what waits, or back to entry by entry when little waits. */
+async function digestPass(run: CategoryRun, usable: Usable & { ok: true }, state: DigestState): Promise<boolean> {
+  const settings = digestSettings(run.deps.config)
+  const startedAt = run.now()
+  if (startedAt < state.nextAt) return false
+  const rows = await run.deps.entries.readDigestRows(run.category, DIGEST_MAX_ENTRIES)
+  if (rows.length <= caughtUpAt(settings)) {
+    leaveDigest(run, rows.length)
+    return rows.length > 0
+  }
+  if ((await sendDigest(run, usable, rows)) === 'stop') return false
+  // The interval counts from this digest's start, so reading, posting and marking it do not stretch the cadence.
+  const more = rows.length >= DIGEST_MAX_ENTRIES
+  state.nextAt = more ? run.now() : startedAt + settings.everyMs
+  return more
 }
 
 /** One pass: returns true when it sent something (so the loop reads again at once). */
@@ -192,20 +326,34 @@ async function flush(run: CategoryRun): Promise<boolean> {
   if (!usable.ok) {
     if (usable.why === 'none' && (await entries.hasPending(category))) await entries.markNoDestination(category)
     firstSeen.clear()
+    leaveDigest(run, null)
     return false
   }
+  if (run.digest !== null) return digestPass(run, usable, run.digest)
   if (!(await entries.hasPending(category))) {
     firstSeen.clear()
     return false
   }
   const pending = await entries.readPending(category, READ_LIMIT)
+  if (pending.length === 0) {
+    firstSeen.clear()
+    return false
+  }
+  const behind = await fallenBehindNow(run, pending)
+  if (behind !== null) {
+    enterDigest(run, behind.reason, behind.count, behind.waitMs)
+    return true
+  }
   const seenAt = run.now()
   const outgoing: Outgoing[] = pending.map((e) => ({ id: e.id, embed: renderEntryEmbed(e), firstSeenMs: firstSeen.get(e.id) ?? seenAt }))
   firstSeen.clear()
   for (const o of outgoing) firstSeen.set(o.id, o.firstSeenMs)
   const messages = packMessages(outgoing)
   const ready = readyCount(messages, { nowMs: run.now(), windowMs: config.deliveryBatchMs })
-  for (const message of messages.slice(0, ready)) {
+  const passStarted = run.now()
+  for (const [i, message] of messages.slice(0, ready).entries()) {
+    // A pass that has waited for the channel's bucket reads again (and checks whether it fell behind) before going on.
+    if (i > 0 && run.now() - passStarted >= RECHECK_AFTER_MS) return true
     if ((await send(run, usable, message)) === 'stop') return false
   }
   return ready > 0
@@ -219,6 +367,7 @@ async function runCategory(run: CategoryRun): Promise<void> {
     try {
       if (!lease.held) {
         firstSeen.clear()
+        leaveDigest(run, null)
         if (!(await lease.acquire())) {
           if (metrics !== undefined) observe(run, usableOf(await deps.destinations.get(category), deps.config.discordToken))
           await run.sleep(ACQUIRE_EVERY_MS)
@@ -233,6 +382,7 @@ async function runCategory(run: CategoryRun): Promise<void> {
       await run.sleep(ERROR_PAUSE_MS)
     }
   }
+  leaveDigest(run, null)
   await lease.release()
 }
 
@@ -256,6 +406,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
       poster: createDiscordPoster({ discordApi: config.discordApi, token: config.discordToken, gate, signal: stop.signal }),
       firstSeen: new Map(),
       reported: '',
+      digest: null,
     }),
   )
   log.info({ categories: LOG_CATEGORIES, ratePerSecond: config.deliveryRateLimit, batchMs: config.deliveryBatchMs }, 'delivery started')

@@ -56,6 +56,9 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   deliveryRateLimit: ['DELIVERY_RATE_LIMIT'],
   deliveryBatchMs: ['DELIVERY_BATCH_MS'],
   deliveryPollMs: ['DELIVERY_POLL_MS'],
+  deliveryDigestBacklog: ['DELIVERY_DIGEST_BACKLOG'],
+  deliveryDigestAfterMs: ['DELIVERY_DIGEST_AFTER_MS'],
+  deliveryDigestEveryMs: ['DELIVERY_DIGEST_EVERY_MS'],
   // LOG_RETENTION_DAYS is checked against the minimum in parseConfig (0 or MIN_RETENTION_DAYS and up).
   logRetentionDays: ['LOG_RETENTION_DAYS'],
   logPruneBatchSize: ['LOG_PRUNE_BATCH_SIZE'],
@@ -86,7 +89,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
     'pushSubscriptionSeconds',
   ],
   worker: [
-    'databaseUrl', 'deliveryBatchMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
+    'databaseUrl', 'deliveryBatchMs', 'deliveryDigestAfterMs', 'deliveryDigestBacklog', 'deliveryDigestEveryMs', 'deliveryPollMs', 'deliveryRateLimit', 'discordApi', 'discordToken', 'host', 'logDestinations',
     'logLevel', 'redisPrefix', 'robloxUsersApi', 'workerMetricsPort', 'redis',
     'nearCacheEntries', 'openCloudApi', 'pushPublishesPerMinute', 'pushSecret', 'pushSubscriptionSeconds', 'pushWindowMs',
     'logPruneBatchSize', 'logPruneIntervalSeconds', 'logPrunePauseMs', 'logRetentionDays',

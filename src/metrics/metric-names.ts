@@ -166,6 +166,20 @@ export const Metric = {
     labels: ['destination'],
     process: 'delivery',
   }),
+  digestMode: spec({
+    name: 'presence_link_delivery_digest_mode',
+    help: 'Delivery digest mode: 1 while the destination has fallen behind and gets digest messages instead of one embed per entry (set by the process posting it), else 0.',
+    kind: 'gauge',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
+  digestedEntries: spec({
+    name: 'presence_link_delivery_digested_entries_total',
+    help: 'Log entries summarized in a digest message instead of posted one by one, by destination (all stay stored).',
+    kind: 'counter',
+    labels: ['destination'],
+    process: 'delivery',
+  }),
   buildInfo: spec({
     name: 'presence_link_build_info',
     help: 'Always 1; the labels say which build runs: version (package.json), commit (recorded at build time, or unknown) and node (the Node.js version).',
@@ -392,6 +406,13 @@ export const Metric = {
     labels: [],
     process: 'worker',
   }),
+  logEntriesStored: spec({
+    name: 'presence_link_log_entries_stored_total',
+    help: 'Log entries this worker stored for the first time (log and audit consumers), by category and event type: the type lowercased, other characters than a-z, 0-9 and _ as _, at most 40; the first MAX_EVENT_TYPE_LABELS types of each category in this process keep their name, later ones count as other.',
+    kind: 'counter',
+    labels: ['category', 'event_type'],
+    process: 'worker',
+  }),
   feedLive: spec({
     name: 'presence_link_feed_live',
     help: 'Front workers whose change feed is live (summed over workers: equals FRONT_WORKERS when healthy), read at scrape time.',
@@ -465,6 +486,25 @@ export const PRUNE_KEPT_REASONS = ['infraction', 'pending'] as const
 
 /** Distinct API key names one process labels; further names are counted as `other` (keys are few, but names are the operator's). */
 export const MAX_KEY_LABELS = 50
+
+/**
+ * Distinct event types one worker process labels per category; later ones are counted as `other`. Event types are
+ * free labels from game servers: without a bound, one server could make a series per event it sends.
+ */
+export const MAX_EVENT_TYPE_LABELS = 50
+
+/** Longest event type label. */
+export const EVENT_TYPE_LABEL_LENGTH = 40
+
+/** An event type as a label: lowercased, runs of other characters than a-z, 0-9 and _ as one _, cut; `other` when nothing is left. */
+export function eventTypeLabel(eventType: string): string {
+  const label = eventType
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, EVENT_TYPE_LABEL_LENGTH)
+  return label === '' ? OTHER : label
+}
 
 /** Dependencies a readiness check looks at (the label `dependency`). */
 export const DEPENDENCIES = ['redis', 'mysql', 'discord'] as const

@@ -1,9 +1,10 @@
 /**
  * Every query on `log_entries`: the inserts of accepted entries (one by the code service, many at once by the log
  * worker's group commit) and the delivery side (reading pending entries in order, recording what became of them,
- * replays). Callers own any transaction.
+ * replays, digests). Callers own any transaction.
  */
-import { CompiledQuery, sql, type Kysely } from 'kysely'
+import { CompiledQuery, sql, type Kysely, type Selectable, type Transaction } from 'kysely'
+import type { DigestRow } from '../delivery/model/digest.js'
 import type { EntryView } from '../delivery/model/embeds.js'
 import type { LogCategoryName } from '../queue/model/log-categories.js'
 import { hasErrno, MysqlErrno } from './connection.js'
@@ -157,24 +158,15 @@ export async function hasPending(db: Db, category: LogCategoryName): Promise<boo
   return row !== undefined
 }
 
-/**
- * The oldest `limit` pending entries of a category, in id order. The read is a locking one: InnoDB makes it wait
- * for a transaction that inserted a lower id but has not committed yet, so an entry committed late is never
- * overtaken by a later one (a plain read would skip it and send it after its successors).
- */
-export async function readPending(db: Kysely<Database>, category: LogCategoryName, limit: number): Promise<EntryView[]> {
-  const rows = await db.transaction().execute((tx) =>
-    tx
-      .selectFrom('log_entries')
-      .select(['id', 'category', 'event_type', 'description', 'platform_username', 'platform_user_id', 'issued_by', 'code', 'source', 'received_at'])
-      .where('category', '=', category)
-      .where('delivery_state', '=', 'pending')
-      .orderBy('id')
-      .limit(limit)
-      .modifyEnd(sql`LOCK IN SHARE MODE`)
-      .execute(),
-  )
-  return rows.map((r) => ({
+/** A pending entry and since when it waits: since it was received, or since a replay made it pending again. */
+export type PendingEntry = EntryView & { waitingSince: Date }
+
+/** The columns an embed shows of an entry. */
+export const VIEW_COLUMNS = ['id', 'category', 'event_type', 'description', 'platform_username', 'platform_user_id', 'issued_by', 'code', 'source', 'received_at'] as const
+
+/** What an embed shows of a stored row. */
+export function viewOf(r: Pick<Selectable<LogEntriesTable>, (typeof VIEW_COLUMNS)[number]>): EntryView {
+  return {
     id: String(r.id),
     category: r.category,
     eventType: r.event_type,
@@ -185,7 +177,76 @@ export async function readPending(db: Kysely<Database>, category: LogCategoryNam
     code: r.code,
     source: r.source,
     receivedAt: r.received_at,
-  }))
+  }
+}
+
+/** The query of the oldest `limit` pending entries of a category, in id order, as a locking read (columns to add). */
+function oldestPendingLocked(tx: Transaction<Database>, category: LogCategoryName, limit: number) {
+  return tx
+    .selectFrom('log_entries')
+    .where('category', '=', category)
+    .where('delivery_state', '=', 'pending')
+    .orderBy('id')
+    .limit(limit)
+    .modifyEnd(sql`LOCK IN SHARE MODE`)
+}
+
+/**
+ * The oldest `limit` pending entries of a category, in id order. The read is a locking one: InnoDB makes it wait
+ * for a transaction that inserted a lower id but has not committed yet, so an entry committed late is never
+ * overtaken by a later one (a plain read would skip it and send it after its successors).
+ */
+export async function readPending(db: Kysely<Database>, category: LogCategoryName, limit: number): Promise<PendingEntry[]> {
+  const rows = await db.transaction().execute((tx) => oldestPendingLocked(tx, category, limit).select([...VIEW_COLUMNS, 'pending_since']).execute())
+  return rows.map((r) => ({ ...viewOf(r), waitingSince: r.pending_since ?? r.received_at }))
+}
+
+/** How many entries of a category are pending, counted up to `cap` at most (an index range of at most `cap` rows). */
+export async function countPending(db: Db, category: LogCategoryName, cap: number): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`
+    SELECT COUNT(*) AS n FROM (
+      SELECT id FROM log_entries WHERE category = ${category} AND delivery_state = 'pending' ORDER BY id LIMIT ${cap}
+    ) AS waiting`.execute(db)
+  return Number(rows[0]?.n ?? 0)
+}
+
+/**
+ * The oldest `limit` pending entries of a category as a digest reads them (id, event type, whether a code is set,
+ * received_at), in id order, with the same locking read as {@link readPending}: an entry committed late below them is
+ * waited for, so the digest covers every pending entry up to its last id.
+ */
+export async function readDigestRows(db: Kysely<Database>, category: LogCategoryName, limit: number): Promise<DigestRow[]> {
+  const rows = await db
+    .transaction()
+    .execute((tx) => oldestPendingLocked(tx, category, limit).select(['id', 'event_type', sql<number>`code IS NOT NULL`.as('has_code'), 'received_at']).execute())
+  return rows.map((r) => ({ id: String(r.id), eventType: r.event_type, hasCode: Number(r.has_code) === 1, receivedAt: r.received_at }))
+}
+
+/** The entries with these ids, by id (a plain read). */
+export async function readEntries(db: Db, ids: readonly string[]): Promise<Map<string, EntryView>> {
+  const out = new Map<string, EntryView>()
+  if (ids.length === 0) return out
+  const rows = await db.selectFrom('log_entries').select(VIEW_COLUMNS).where('id', 'in', [...ids]).execute()
+  for (const r of rows) out.set(String(r.id), viewOf(r))
+  return out
+}
+
+/** Ids per UPDATE when a digest marks its entries. */
+const MARK_CHUNK = 1000
+
+/** Records entries as summarized in the digest message `messageId` (those still pending; the digest read them pending). */
+export async function markDigested(db: Db, ids: readonly string[], messageId: string, at: Date): Promise<number> {
+  let marked = 0
+  for (let i = 0; i < ids.length; i += MARK_CHUNK) {
+    const result = await db
+      .updateTable('log_entries')
+      .set({ delivery_state: 'digested', delivery_message_id: messageId, delivery_error: null, delivered_at: at })
+      .where('id', 'in', ids.slice(i, i + MARK_CHUNK))
+      .where('delivery_state', '=', 'pending')
+      .executeTakeFirst()
+    marked += Number(result.numUpdatedRows)
+  }
+  return marked
 }
 
 /** Records entries as posted in the message `messageId`. */
@@ -229,19 +290,22 @@ export async function countDeliveryStates(db: Db, category: LogCategoryName): Pr
     .where('category', '=', category)
     .groupBy('delivery_state')
     .execute()
-  const counts: Record<DeliveryState, number> = { pending: 0, sent: 0, failed: 0, none: 0 }
+  const counts: Record<DeliveryState, number> = { pending: 0, sent: 0, failed: 0, none: 0, digested: 0 }
   for (const r of rows) counts[r.delivery_state] = Number(r.n)
   return counts
 }
 
-/** Puts a category's entries received at or after `since` back to pending (sent, failed or never sent); returns how many. */
-export async function replayEntries(db: Db, category: LogCategoryName, since: Date): Promise<number> {
+/**
+ * Puts a category's entries received at or after `since` back to pending (sent, summarized in a digest, failed or never
+ * sent); returns how many. Their wait for the destination counts from now (`pending_since`), not from their receipt.
+ */
+export async function replayEntries(db: Db, category: LogCategoryName, since: Date, now: Date = new Date()): Promise<number> {
   const result = await db
     .updateTable('log_entries')
-    .set({ delivery_state: 'pending', delivery_message_id: null, delivery_error: null, delivered_at: null })
+    .set({ delivery_state: 'pending', delivery_message_id: null, delivery_error: null, delivered_at: null, pending_since: now })
     .where('category', '=', category)
     .where('received_at', '>=', since)
-    .where('delivery_state', 'in', ['sent', 'failed', 'none'])
+    .where('delivery_state', 'in', ['sent', 'digested', 'failed', 'none'])
     .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
@@ -251,7 +315,15 @@ export interface LogEntryRows {
   /** True when the category has an entry waiting. */
   hasPending(category: LogCategoryName): Promise<boolean>
   /** The oldest pending entries of a category, in id order, waiting for earlier uncommitted ones. */
-  readPending(category: LogCategoryName, limit: number): Promise<EntryView[]>
+  readPending(category: LogCategoryName, limit: number): Promise<PendingEntry[]>
+  /** Pending entries of a category, counted up to `cap`. */
+  countPending(category: LogCategoryName, cap: number): Promise<number>
+  /** The oldest pending entries of a category as a digest reads them, waiting for earlier uncommitted ones. */
+  readDigestRows(category: LogCategoryName, limit: number): Promise<DigestRow[]>
+  /** Entries by id. */
+  readEntries(ids: readonly string[]): Promise<Map<string, EntryView>>
+  /** Records entries as summarized in a digest message. */
+  markDigested(ids: readonly string[], messageId: string, at: Date): Promise<number>
   /** Records entries as posted in the message `messageId`. */
   markSent(ids: readonly string[], messageId: string, at: Date): Promise<void>
   /** Records entries Discord refused for good. */
@@ -269,6 +341,10 @@ export function createLogEntryRows(db: Kysely<Database>): LogEntryRows {
   return {
     hasPending: (category) => hasPending(db, category),
     readPending: (category, limit) => readPending(db, category, limit),
+    countPending: (category, cap) => countPending(db, category, cap),
+    readDigestRows: (category, limit) => readDigestRows(db, category, limit),
+    readEntries: (ids) => readEntries(db, ids),
+    markDigested: (ids, messageId, at) => markDigested(db, ids, messageId, at),
     markSent: (ids, messageId, at) => markSent(db, ids, messageId, at),
     markFailed: (ids, reason) => markFailed(db, ids, reason),
     markNoDestination: (category) => markNoDestination(db, category),

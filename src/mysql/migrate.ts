@@ -6,6 +6,8 @@ import * as deliverySafety from './migrations/0003-delivery-safety.js'
 import * as infractionPardons from './migrations/0004-infraction-pardons.js'
 import * as copyVersions from './migrations/0005-copy-versions.js'
 import * as pushTargets from './migrations/0006-push-targets.js'
+import * as logSearch from './migrations/0007-log-search.js'
+import * as deliveryDigest from './migrations/0010-delivery-digest.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,17 +17,23 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-infraction-pardons': infractionPardons,
   '0005-copy-versions': copyVersions,
   '0006-push-targets': pushTargets,
+  '0007-log-search': logSearch,
+  '0010-delivery-digest': deliveryDigest,
 }
 
-/** Migrates to the latest version; throws with the failing migration's name on error. */
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
+/** The migrator of the service's migrations and its bookkeeping tables (tests move it to a given version). */
+export function createMigrator(db: Kysely<any>): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   })
-  const result = await migrator.migrateToLatest()
+}
+
+/** Migrates to the latest version; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  const result = await createMigrator(db).migrateToLatest()
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, { cause: result.error })

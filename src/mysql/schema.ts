@@ -59,10 +59,15 @@ export interface LogEntriesTable {
   delivery_message_id: ColumnType<string | null, string | null | undefined, string | null>
   delivery_error: ColumnType<string | null, string | null | undefined, string | null>
   delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** When a replayed entry became pending again; NULL: since it was received. */
+  pending_since: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
-/** Delivery state of a log entry: waiting, posted (with its message id), refused for good, or no destination. */
-export type DeliveryState = 'pending' | 'sent' | 'failed' | 'none'
+/**
+ * Delivery state of a log entry: waiting, posted (with its message id), refused for good, no destination, or
+ * summarized in a digest message (with the digest's message id) when its destination fell behind.
+ */
+export type DeliveryState = 'pending' | 'sent' | 'failed' | 'none' | 'digested'
 
 /** `log_destinations`: where each category's entries are posted (a channel id or a webhook URL). */
 export interface LogDestinationsTable {

@@ -18,9 +18,12 @@ export function logJobFingerprint(job: LogJob): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url')
 }
 
-/** The id of event `index` (0-based) of a batch sent under an idempotency key whose job id is `base`: `{base}-{index}`. */
+/**
+ * The id of event `index` (0-based) of a batch whose id is `base` (the idempotent job id of its key, or a time-ordered
+ * id of its own): `{base}-{index}`, the index in three digits so that a batch's ids sort in its order.
+ */
 export function batchEventId(base: string, index: number): string {
-  return `${base}-${index}`
+  return `${base}-${String(index).padStart(3, '0')}`
 }
 
 /**

@@ -41,8 +41,8 @@ export function dedupeKeyOf(queueName: string, id: string): string {
   return `job:${queueName}:${id}`
 }
 
-/** The entry to store for an event. */
-export function entryOf(e: LogJob, dedupeKey: string): NewLogEntry {
+/** The entry to store for an event (`receivedAt`: its time as a Date, when the caller has one already). */
+export function entryOf(e: LogJob, dedupeKey: string, receivedAt = new Date(e.receivedAt)): NewLogEntry {
   return {
     dedupeKey,
     category: e.category,
@@ -55,7 +55,7 @@ export function entryOf(e: LogJob, dedupeKey: string): NewLogEntry {
     source: e.source,
     sourceIp: e.sourceIp,
     data: e.data,
-    receivedAt: new Date(e.receivedAt),
+    receivedAt,
   }
 }
 
@@ -77,20 +77,22 @@ function singleProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
 function batchProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
   return createJobProcessor('log batch', LogBatchSchema, async (batch, meta) => {
     const entries: NewLogEntry[] = []
-    const ids = new Map<NewLogEntry, string>()
+    // The event id of entries[i]: looked up only for an entry MySQL refuses (rare), so no map is built per job.
+    const entryIds: string[] = []
     const invalid: Array<{ id: string; event: unknown }> = []
+    // The events of one client batch share their time: one Date for them.
+    let at: Date | undefined
     for (const { id, event } of batch.events) {
       const parsed = readLogJob(event)
       if (parsed === undefined) {
         invalid.push({ id, event })
         continue
       }
-      const entry = entryOf(parsed, dedupeKeyOf(meta.queueName, id))
-      entries.push(entry)
-      ids.set(entry, id)
+      if (at?.getTime() !== parsed.receivedAt) at = new Date(parsed.receivedAt)
+      entries.push(entryOf(parsed, dedupeKeyOf(meta.queueName, id), at))
+      entryIds.push(id)
     }
     const outcome = await deps.commit.store(entries)
-    const events = new Map(batch.events.map((e) => [e.id, e.event]))
     const requeued: string[] = []
     // Re-queued before this job completes: a crash in between runs the batch again, which finds the same events.
     for (const { id, event } of invalid) {
@@ -99,9 +101,9 @@ function batchProcessor(deps: LogProcessorDeps): JobProcessor<LogJobOutcome> {
       requeued.push(id)
     }
     for (const { item, error } of outcome.poisoned) {
-      const id = ids.get(item)!
+      const id = entryIds[entries.indexOf(item)]!
       deps.log.warn({ queue: meta.queueName, jobId: meta.id, eventId: id, err: errorMessage(error) }, 'MySQL refused an event of a log batch: the rest is stored, the event re-queued as a job of its own')
-      await deps.requeue(meta.queueName, id, events.get(id))
+      await deps.requeue(meta.queueName, id, batch.events.find((e) => e.id === id)?.event)
       requeued.push(id)
     }
     return { stored: outcome.stored, created: outcome.created, infractions: outcome.infractions, requeued }

@@ -12,6 +12,7 @@ import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.
 import type { Logger } from '../lib/logger.js'
 import { createConsumerMetrics } from '../metrics/consumer-metrics.js'
 import { createDeliveryMetrics, type DeliveryMetrics } from '../metrics/delivery-metrics.js'
+import { createLogVolumeMetrics, type LogVolumeMetrics } from '../metrics/log-volume-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
 import { createLogEntryRows, readMaxAllowedPacket } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
@@ -88,16 +89,21 @@ export function startDeliveryConsumer(deps: {
 
 /**
  * The group commit the log and audit consumers share (one transaction at a time, bounded by the server's
- * max_allowed_packet, read once here), and the producers that re-queue a batch's poison events.
+ * max_allowed_packet, read once here), counting what each commit stored into `volume`, and the producers that
+ * re-queue a batch's poison events.
  */
-async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis): Promise<LogProcessorDeps> {
+async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, volume?: LogVolumeMetrics): Promise<LogProcessorDeps> {
   const transactions = createTransactions(db)
   const packet = await readMaxAllowedPacket(db).catch((err: Error) => {
     ctx.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
     return FALLBACK_MAX_ALLOWED_PACKET
   })
   const commit = createLogGroupCommit({
-    storeLogEntries: (entries) => transactions.storeLogEntries(entries),
+    storeLogEntries: async (entries) => {
+      const stored = await transactions.storeLogEntries(entries)
+      volume?.stored(entries, stored.created)
+      return stored
+    },
     maxBytes: groupByteBudget(packet),
     minRows: GROUP_MIN_ROWS,
     lingerMs: GROUP_LINGER_MS,
@@ -186,7 +192,7 @@ export async function startConsumers(
   const cache = await prepareRedisCopies(ctx, db, redis)
   keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const notifyQueue = openQueue(ctx, redis, QueueName.Notify, 'data', 'notify-queue')
-  const logCommit = await openLogGroupCommit(ctx, db, redis)
+  const logCommit = await openLogGroupCommit(ctx, db, redis, metrics === undefined ? undefined : createLogVolumeMetrics(metrics))
   const processors: Record<JobConsumerName, JobProcessor<unknown>> = {
     bind: createBindJobProcessor({
       codes: buildCodeService(db, cache),

@@ -12,7 +12,7 @@ import { controlRoutes } from './control/control-routes.js'
 import { createGateway } from './discord-gateway/create-gateway.js'
 import { createDeveloperPortal, type PrivilegedIntentName } from './discord-gateway/developer-portal.js'
 import { discordError } from './discord-rest/discord-errors.js'
-import { createRateLimits } from './discord-rest/rate-limits.js'
+import { createRateLimits, DISCORD_RATE_LIMITS, UNLIMITED, type RateLimitRules } from './discord-rest/rate-limits.js'
 import { createRestHandler } from './discord-rest/rest-handler.js'
 import { controlError, sendReply, type Reply } from './http-reply.js'
 import { createRouteTable, type Route, type RouteTable } from './http-router.js'
@@ -38,8 +38,13 @@ export interface SandboxOptions {
   privilegedIntents?: readonly PrivilegedIntentName[]
   /** Id of the default guild (default 100000000000000001). */
   whitelistedGuildId?: string
-  /** Requests per second per rate-limit bucket before a 429 (default 50; 0 sends headers but never limits). */
+  /**
+   * Requests per second of every route without a bucket of its own (default 50). `0` is the unlimited sandbox: no
+   * bucket of any kind answers 429 (headers are still sent), for benchmarks that measure the service, not Discord.
+   */
   rateLimitPerSecond?: number
+  /** Discord's rate limits to enforce, per bucket kind (default DISCORD_RATE_LIMITS); applied after `rateLimitPerSecond`. */
+  rateLimits?: Partial<RateLimitRules>
   /** Receives one line per notable event (identify, resume, disconnect, errors). */
   log?: (msg: string, fields?: object) => void
 }
@@ -183,6 +188,14 @@ function urlsOf(host: string, port: number): SandboxUrls {
   return { url: base, apiBase: `${base}/api`, robloxBase: `${base}/roblox`, gatewayUrl: `ws://${publicHost}:${port}` }
 }
 
+/** The rate-limit rules of `options`: Discord's, or none enforced (`rateLimitPerSecond: 0`), then `rateLimits` over them. */
+function rateLimitRulesOf(options: SandboxOptions): RateLimitRules {
+  const perSecond = options.rateLimitPerSecond
+  const base: RateLimitRules =
+    perSecond === 0 ? { ...UNLIMITED } : { ...DISCORD_RATE_LIMITS, ...(perSecond === undefined ? {} : { route: { limit: perSecond, windowMs: 1000 } }) }
+  return { ...base, ...options.rateLimits }
+}
+
 /** Starts the fake Discord (REST + gateway), the fake Roblox users API and the control API on one port. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1'
@@ -215,7 +228,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     gateway,
     interactions: createInteractions(),
     counter: createRequestCounter(),
-    rateLimits: createRateLimits({ limit: options.rateLimitPerSecond ?? 50, windowMs: 1000, now }),
+    rateLimits: createRateLimits({ rules: rateLimitRulesOf(options), now }),
     snowflakes,
     now,
     randomToken: (bytes) => randomBytes(bytes).toString('base64url'),

@@ -113,7 +113,10 @@ t.test('refusals', async (t) => {
       [['keys', '--bogus'], keys],
     ]
     for (const [argv, lines] of cases) t.same(printed(resolveCommand(argv)), { lines, exitCode: 2 }, argv.join(' '))
-    t.equal(printed(resolveCommand(['logs', 'tail'])).lines[0], 'error: logs takes replay --category CATEGORY --since ISO_TIME, or prune [--dry-run] [--days N]')
+    t.equal(printed(resolveCommand(['logs', 'tail'])).lines[0], [
+        'error: logs takes replay --category CATEGORY --since ISO_TIME, prune [--dry-run] [--days N], or search [--category CATEGORY] [--event-type TYPE]',
+        '[--roblox-user ID] [--username NAME] [--code CODE] [--since TIME] [--until TIME] [--before ID] [--limit N] [--json]',
+      ].join(' '))
     t.equal(
       printed(resolveCommand(['codes', 'launch'])).lines[0],
       'error: codes takes issue --chat-user ID, show CODE, ban CODE, unban CODE, pause CODE, resume CODE, reset CODE, revoke CODE, or rotate --chat-user ID',

@@ -37,6 +37,11 @@ t.before(async () => {
     LOG_DESTINATION_SERVER: DefaultIds.serverLog,
     LOG_DESTINATION_INGAME: ingameHook.url,
     LOG_DESTINATION_MODERATION: DefaultIds.moderationLog,
+    // These tests check one embed per entry, even for a 500-entry burst that a webhook's bucket (5 per 2 s) takes about
+    // 20 s to show; on a slow machine that could pass the 30 s digest trigger. Digest mode is tested on its own
+    // (delivery-runner.digest.test.ts).
+    DELIVERY_DIGEST_BACKLOG: '0',
+    DELIVERY_DIGEST_AFTER_MS: '0',
   })
 })
 

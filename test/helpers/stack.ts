@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import type { CodeService } from '../../src/codes/code-service.js'
 import { parseConfig, type Config } from '../../src/config.js'
+import { createDatabase, ensureDatabase } from '../../src/mysql/connection.js'
 import type { Database } from '../../src/mysql/schema.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createCodeCache } from '../../src/redis/code-cache.js'
@@ -94,6 +95,19 @@ export async function startStack(t: Teardown, opts: StackOptions = {}): Promise<
     api = `${origin}/api/v1`
   }
   return { config, ctx, api, origin, db, redis, apiKey: created.key, codes, presence }
+}
+
+/** A database of its own that nothing has migrated yet (migration tests), with its config; dropped at teardown. */
+export async function unmigratedDatabase(t: Teardown): Promise<{ db: Kysely<Database>; config: Config }> {
+  const name = uniqueName()
+  const config = testConfig(name)
+  await ensureDatabase(config.databaseUrl)
+  const db = createDatabase(config.databaseUrl, 2)
+  t.teardown(async () => {
+    await db.destroy()
+    await dropEverything(config, name)
+  })
+  return { db, config }
 }
 
 /** Drops the test database and deletes every Redis key under the prefix. */

@@ -9,7 +9,7 @@ import { createDatabase, ensureDatabase } from '../../src/mysql/connection.js'
 import { migrateToLatest, MIGRATIONS } from '../../src/mysql/migrate.js'
 import type { Database } from '../../src/mysql/schema.js'
 import { galeraNode } from '../helpers/galera-node.js'
-import { dropEverything, testConfig, uniqueName } from '../helpers/stack.js'
+import { unmigratedDatabase } from '../helpers/stack.js'
 
 /** Tables of the database that are not InnoDB or have no primary key, as `name (engine, no primary key)`. */
 async function unreplicable(db: Kysely<Database>, database: string): Promise<string[]> {
@@ -22,14 +22,7 @@ async function unreplicable(db: Kysely<Database>, database: string): Promise<str
 }
 
 t.test('every table the migrations make is InnoDB with a primary key (plain MariaDB)', async (t) => {
-  const name = uniqueName()
-  const config = testConfig(name)
-  await ensureDatabase(config.databaseUrl)
-  const db = createDatabase(config.databaseUrl, 2)
-  t.teardown(async () => {
-    await db.destroy()
-    await dropEverything(config, name)
-  })
+  const { db, config } = await unmigratedDatabase(t)
   await migrateToLatest(db)
   const database = new URL(config.databaseUrl).pathname.slice(1)
   t.same(await unreplicable(db, database), [])

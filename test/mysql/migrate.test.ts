@@ -1,21 +1,13 @@
 /** Migrations: up, down and entries stored before delivery existed (src/mysql/migrate.ts). */
 import t from 'tap'
-import { Migrator, sql } from 'kysely'
-import { createDatabase, ensureDatabase } from '../../src/mysql/connection.js'
-import { MIGRATIONS } from '../../src/mysql/migrate.js'
+import { sql } from 'kysely'
+import { createMigrator } from '../../src/mysql/migrate.js'
 import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
-import { dropEverything, testConfig, uniqueName } from '../helpers/stack.js'
+import { unmigratedDatabase } from '../helpers/stack.js'
 
 t.test('entries stored before delivery existed are never sent; entries stored after start pending', async (t) => {
-  const name = uniqueName()
-  const config = testConfig(name)
-  await ensureDatabase(config.databaseUrl)
-  const db = createDatabase(config.databaseUrl, 2)
-  t.teardown(async () => {
-    await db.destroy()
-    await dropEverything(config, name)
-  })
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' })
+  const { db } = await unmigratedDatabase(t)
+  const migrator = createMigrator(db)
   t.notOk((await migrator.migrateTo('0002-guild-whitelist')).error)
   await sql`INSERT INTO log_entries (dedupe_key, category, event_type, description, source, received_at) VALUES ('old', 'server', 'boot', 'before', 'test', NOW(3))`.execute(db)
   const latest = await migrator.migrateToLatest()

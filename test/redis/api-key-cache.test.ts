@@ -47,6 +47,15 @@ t.test('API keys remembered by a front', async (t) => {
     t.equal(hgets, 1)
   })
 
+  t.test("a key's id with another secret is refused, however often the right secret was accepted", async (t) => {
+    t.match(await verify(bearer), { ok: true })
+    const id = made.key.split('_')[1]!
+    const wrong = `Bearer pl_${id}_${'0'.repeat(32)}`
+    const oneOff = `Bearer ${made.key.slice(0, -1)}${made.key.endsWith('a') ? 'b' : 'a'}`
+    for (const token of [wrong, oneOff]) t.same(await verify(token), { ok: false, message: 'invalid API key' }, token)
+    t.match(await verify(bearer), { ok: true }, 'the right one still goes')
+  })
+
   t.test('a made-up key id is remembered too, and still refused', async (t) => {
     const madeUp = 'Bearer pl_zzzzzzzzzzzz_00000000000000000000000000000000'
     const hgets = await hgetsOf(stack.config.redisUrl, keys.apiKeys, async () => {

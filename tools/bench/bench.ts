@@ -2,7 +2,8 @@
  * `npm run bench`: the whole of BENCHMARKS.md, written by this one run. Starts the real service from dist/ as child
  * processes (front with FRONT_WORKERS=1, worker) on a scratch MySQL database and Redis prefix with rate limits off,
  * seeds realistic data through the real code paths, runs every measurement in tools/bench/measurements/ (the read
- * path with limits off and on, bind, log ingestion, a log backlog stored, Redis memory; the gateway and stream ones on worlds of their own),
+ * path with limits off and on, bind, log ingestion, a log backlog stored, Redis memory; log batches, the gateway and stream ones on worlds of
+ * their own),
  * traces the load average throughout, renders the report with tools/bench/report/ and removes everything it created.
  * Never part of `npm test`.
  */
@@ -13,7 +14,7 @@ import { closeHttp, send } from '../harness/http.js'
 import { createBenchLog, runMain, stopAll, stopOnSignals } from '../harness/processes.js'
 import { sleep } from '../harness/readiness.js'
 import { createScratch } from '../harness/scratch.js'
-import { startBenchEnv } from './measurements/bench-env.js'
+import { batchEnvOf, startBatchEnv, startBenchEnv } from './measurements/bench-env.js'
 import { bindAtFixedRate, type BindRun } from './measurements/bind-rate.js'
 import { startCeiling } from './measurements/ceiling-comparison.js'
 import { measureGatewayMemory, type GatewayMemoryResult } from './measurements/gateway-memory.js'
@@ -21,6 +22,7 @@ import { issueFresh } from '../harness/issue-fresh.js'
 import { seedLinkedUsers } from './measurements/linked-users.js'
 import { logAnswer, logCeilingRun, logRun, warmUpLogCeiling, warmUpLogs, WARMUP_EVENTS, type LogRun } from './measurements/log-accept-store.js'
 import { BACKLOG_BATCH, backlogRun, type BacklogRun } from './measurements/log-backlog.js'
+import { measureBatches, type BatchResults } from './measurements/log-batch-ingest.js'
 import { measurePresencePropagation, type PropagationResult } from './measurements/presence-propagation.js'
 import { measureReadPath } from './measurements/read-path.js'
 import { redisBytesPerUser } from './measurements/redis-memory.js'
@@ -100,6 +102,16 @@ async function main(): Promise<void> {
     // The bench's front and worker are done: the measurements below start processes of their own.
     await stopAll()
 
+    load.section('log batches')
+    const batchScratch = await createScratch({ stem: 'benchbatch', poolSize: 4, env: batchEnvOf(SETTINGS.frontWorkers) })
+    let batches: BatchResults
+    try {
+      batches = await measureBatches(await startBatchEnv(batchScratch), SETTINGS, log)
+    } finally {
+      await stopAll()
+      await batchScratch.remove()
+    }
+
     load.section('presence propagation')
     const propagation: PropagationResult[] = []
     for (let run = 1; run <= SETTINGS.runs; run++) {
@@ -123,7 +135,7 @@ async function main(): Promise<void> {
     }
 
     const seconds = (Date.now() - startedAt.getTime()) / 1000
-    const results = { startedAt, seconds, machine, load: await load.stop(), readPath, bind, log: logs, backlog, memory, propagation, gateway, streams }
+    const results = { startedAt, seconds, machine, load: await load.stop(), readPath, bind, log: logs, backlog, batches, memory, propagation, gateway, streams }
     await writeFile(REPORT, renderReport(results, SETTINGS))
     log(`wrote ${fileURLToPath(REPORT)}`)
   } finally {

@@ -17,6 +17,16 @@ export interface BenchSettings {
   logSeconds: number
   /** Connections posting them: a burst of many game servers flushing what they buffered, as after an outage. */
   logConnections: number
+  /** Events per request of the batch measurements (the Roblox module sends at most 100). */
+  batchSize: number
+  /** Connections posting batches at peak (one request in flight on each). */
+  batchConnections: number
+  /** Events per peak run of batches. */
+  batchEvents: number
+  /** Events per second of the moderate load (a game network's normal day), in batches and as single events. */
+  moderateRate: number
+  /** Seconds of each moderate run. */
+  moderateSeconds: number
   memoryUsers: number
   frontWorkers: number
   propagationUpdates: number
@@ -37,6 +47,11 @@ export const SETTINGS: BenchSettings = {
   bindSeconds: 10,
   logEvents: 60_000,
   logSeconds: 5,
+  batchSize: 100,
+  batchConnections: 8,
+  batchEvents: 300_000,
+  moderateRate: 1000,
+  moderateSeconds: 15,
   logConnections: 100,
   memoryUsers: 1000,
   frontWorkers: 1,

@@ -8,7 +8,7 @@ export type { Sandbox }
 /** The sandbox's default server-log channel. */
 export const SERVER_LOG_CHANNEL = DefaultIds.serverLog
 
-/** Starts a sandbox on a free port; `rateLimitPerSecond` 0 never answers 429, undefined keeps Discord's 50/s. */
+/** Starts a sandbox on a free port; `rateLimitPerSecond` 0 never answers 429, undefined keeps Discord's documented limits (docs/sandbox.md). */
 export function startSandbox(rateLimitPerSecond?: number): Promise<Sandbox> {
   return createSandbox(rateLimitPerSecond === undefined ? { port: 0 } : { port: 0, rateLimitPerSecond })
 }

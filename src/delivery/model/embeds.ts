@@ -89,7 +89,8 @@ export function cutText(text: string, max: number): string {
 const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g
 const LINE_BREAKS = /[\t\n\u2028\u2029]+/g
 
-function oneLine(text: string): string {
+/** `text` on one line: control characters and line breaks become spaces, ends trimmed. */
+export function oneLine(text: string): string {
   return text.replace(CONTROLS, ' ').replace(LINE_BREAKS, ' ').trim()
 }
 

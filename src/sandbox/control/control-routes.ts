@@ -45,6 +45,10 @@
  * POST   /control/channels/:id/fail     same, for message create/edit/delete in that channel (403 in a DM is 50007).
  * GET    /control/requests              {total, byRoute: {"POST /webhooks/:id/:token 200": n}} (REST and Roblox calls)
  * DELETE /control/requests              resets the counters -> {total: 0, byRoute: {}}
+ * GET    /control/rate-limits           {route, message_create, webhook_execute, global}: each {limit, window_ms}, the
+ *                                        Discord rate limits enforced (limit 0: headers only, never a 429).
+ * POST   /control/rate-limits           {preset?: 'discord'|'unlimited', route?, message_create?, webhook_execute?,
+ *                                        global?: {limit, window_ms} | null (Discord's)} -> the rules; buckets restart.
  * POST   /control/disconnect            {shard?, code? (default 4000), invalidate?, reconnect?} -> {ended}.
  *                                        `code` closes the socket; `invalidate` sends op 9 d:false; `reconnect` op 7.
  * POST   /control/application           {privileged_intents?: [GUILD_PRESENCES|GUILD_MEMBERS|MESSAGE_CONTENT], token?: string|null}
@@ -59,8 +63,8 @@
  *                                        retry_after? (seconds)} -> {keys, fail, times, retry_after}; the accepted key per
  *                                        universe, and the next `times` publishes answer `fail`. GET reads the settings.
  * POST   /control/reset                 clears members, users, presences, messages, webhooks, failures, counters,
- *                                        interactions, Roblox users and the fake Open Cloud's keys, failure and
- *                                        messages; keeps guilds, commands and connections.
+ *                                        rate-limit buckets, interactions, Roblox users and the fake Open Cloud's keys,
+ *                                        failure and messages; keeps guilds, commands, connections and rate-limit rules.
  */
 import { type ControlRoute } from './control-kit.js'
 import { gatewayControlRoutes } from './gateway-control.js'

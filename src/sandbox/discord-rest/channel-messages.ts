@@ -13,7 +13,7 @@ import { isSnowflake } from '../snowflakes.js'
 import type { ChannelRecord, MessageRecord } from '../world-records.js'
 import { discordError } from './discord-errors.js'
 import { failureReply, takeFailure } from './failures.js'
-import { bodyOf, formError, isReply, messageProblem, param, route, type RestRoute } from './rest-route.js'
+import { bodyOf, formError, isReply, limitedAs, messageProblem, param, route, type RestRoute } from './rest-route.js'
 
 /** The channel named by the `:id` param, if any. */
 export function channelOf(req: RequestInfo, ctx: SandboxContext): ChannelRecord | null {
@@ -43,17 +43,21 @@ export function channelRoutes(): RestRoute[] {
       const channel = channelOf(req, ctx)
       return channel ? json(200, channelPayload(ctx.world, channel)) : discordError('unknownChannel')
     }),
-    route('POST', '/channels/:id/messages', ['id'], (req, ctx) => {
-      const channel = channelOf(req, ctx)
-      if (!channel) return discordError('unknownChannel')
-      const failure = channelFailure(ctx, channel)
-      if (failure) return failure
-      const body = bodyOf(req)
-      const problem = messageProblem(body, true)
-      if (problem) return problem
-      const record = postMessage(ctx, { channel, body, author: botAuthor(ctx), source: channel.type === 1 ? 'dm' : 'channel' })
-      return json(200, record.message)
-    }),
+    // Discord's message bucket per channel (commonly 5 per 5 s): the limit a busy log channel meets first.
+    limitedAs(
+      'messageCreate',
+      route('POST', '/channels/:id/messages', ['id'], (req, ctx) => {
+        const channel = channelOf(req, ctx)
+        if (!channel) return discordError('unknownChannel')
+        const failure = channelFailure(ctx, channel)
+        if (failure) return failure
+        const body = bodyOf(req)
+        const problem = messageProblem(body, true)
+        if (problem) return problem
+        const record = postMessage(ctx, { channel, body, author: botAuthor(ctx), source: channel.type === 1 ? 'dm' : 'channel' })
+        return json(200, record.message)
+      }),
+    ),
     route('GET', '/channels/:id/messages', ['id'], (req, ctx) => {
       const channel = channelOf(req, ctx)
       if (!channel) return discordError('unknownChannel')

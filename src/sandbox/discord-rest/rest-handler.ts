@@ -1,7 +1,7 @@
 /*
  * The fake Discord REST API's request pipeline, in Discord's order: route match (unknown routes answer Discord's
- * `{message: 'Unknown route', code: 0}` 404), `Authorization: Bot <token>` (401), the route's rate-limit bucket
- * (429 with Retry-After), the JSON body (50109 on malformed JSON), then the handler; every answer carries the bucket's
+ * `{message: 'Unknown route', code: 0}` 404), `Authorization: Bot <token>` (401), the bot's global limit and the
+ * route's rate-limit bucket (429 with Retry-After, rate-limits.ts), the JSON body (50109 on malformed JSON), then the handler; every answer carries the bucket's
  * `X-RateLimit-*` headers and is counted for `/control/requests`.
  */
 import type { IncomingMessage } from 'node:http'
@@ -10,7 +10,7 @@ import type { Reply } from '../http-reply.js'
 import { createRouteTable } from '../http-router.js'
 import { parseBody } from '../read-body.js'
 import { discordError } from './discord-errors.js'
-import { rateLimitedReply, rateLimitHeaders } from './rate-limits.js'
+import { rateLimitedReply, rateLimitHeaders, retryAfterOf } from './rate-limits.js'
 import type { RestRoute } from './rest-route.js'
 import { restRoutes } from './rest-routes.js'
 
@@ -22,12 +22,15 @@ export function createRestHandler(ctx: SandboxContext): RestHandler {
   const table = createRouteTable(restRoutes())
 
   const run = async (req: IncomingMessage, route: RestRoute, params: Record<string, string>, path: string, query: URLSearchParams, raw: Buffer): Promise<Reply> => {
-    if (route.auth) {
-      const header = req.headers.authorization ?? ''
-      if (!header.startsWith('Bot ') || !ctx.acceptsToken(header.slice(4))) return discordError('unauthorized')
+    const header = req.headers.authorization ?? ''
+    if (route.auth && (!header.startsWith('Bot ') || !ctx.acceptsToken(header.slice(4)))) return discordError('unauthorized')
+    // The global limit counts every call made with a bot token (interaction callbacks and webhooks go without one).
+    if (route.auth || header.startsWith('Bot ')) {
+      const global = await ctx.rateLimits.take('global', 'global', header.slice(4))
+      if (!global.allowed) return rateLimitedReply(retryAfterOf(global), global)
     }
-    const take = await ctx.rateLimits.take(`${route.method} ${route.template}`, route.major.map((p) => params[p] ?? '').join(':'))
-    if (!take.allowed) return rateLimitedReply(Math.max(0.001, take.resetAfterMs / 1000), take)
+    const take = await ctx.rateLimits.take(route.bucket, `${route.method} ${route.template}`, route.major.map((p) => params[p] ?? '').join(':'))
+    if (!take.allowed) return rateLimitedReply(retryAfterOf(take), take)
     const parsed = parseBody(raw, req.headers['content-type'])
     if (!parsed.ok) return { ...discordError('invalidJson'), headers: rateLimitHeaders(take) }
     const method = req.method ?? 'GET'

@@ -1,6 +1,7 @@
 /*
  * The shape of a fake Discord REST route and the helpers every resource file shares: `Authorization: Bot` required
- * or not, the params that split its rate-limit bucket (as Discord's "major parameters"), body and param access, and
+ * or not, the params that split its rate-limit bucket (as Discord's "major parameters") and the kind of bucket it
+ * takes (rate-limits.ts), body and param access, and
  * the Discord 400 answers for message bodies (50006 empty, 50035 with an `errors` tree).
  */
 import type { SandboxContext } from '../context.js'
@@ -9,11 +10,16 @@ import type { RequestInfo, Route } from '../http-router.js'
 import { isObject } from '../read-body.js'
 import { discordError } from './discord-errors.js'
 import { checkMessage } from './message-rules.js'
+import type { BucketKind } from './rate-limits.js'
 
-/** A Discord REST route: `auth` requires `Authorization: Bot <token>`; `major` names the params that split its rate-limit bucket. */
+/**
+ * A Discord REST route: `auth` requires `Authorization: Bot <token>`; `major` names the params that split its
+ * rate-limit bucket; `bucket` is the kind of bucket it takes (never `global`, which every authenticated call takes too).
+ */
 export interface RestRoute extends Route<SandboxContext> {
   auth: boolean
   major: string[]
+  bucket: Exclude<BucketKind, 'global'>
 }
 
 /** A REST route handler. */
@@ -26,7 +32,11 @@ export const route = (method: string, template: string, major: string[], handler
   major,
   handler,
   auth,
+  bucket: 'route',
 })
+
+/** The same route taking a bucket of its own kind (message create, webhook execute). */
+export const limitedAs = (bucket: RestRoute['bucket'], r: RestRoute): RestRoute => ({ ...r, bucket })
 
 /** The JSON object body, or `{}` for anything else. */
 export const bodyOf = (req: RequestInfo): Record<string, unknown> => (isObject(req.body) ? req.body : {})

@@ -13,7 +13,7 @@ import type { ChannelRecord, MessageRecord, WebhookRecord } from '../world-recor
 import { discordError } from './discord-errors.js'
 import { failureReply, takeFailure } from './failures.js'
 import { completeDeferred, executeFollowUp, interactionMessage, interactionOf } from './interaction-callbacks.js'
-import { bodyOf, formError, isReply, messageProblem, param, route, type RestRoute } from './rest-route.js'
+import { bodyOf, formError, isReply, limitedAs, messageProblem, param, route, type RestRoute } from './rest-route.js'
 
 /** The webhook object; `withUser` adds the creator, as the bot-authenticated routes do. */
 function webhookPayload(ctx: SandboxContext, hook: WebhookRecord, withUser: boolean): Record<string, unknown> {
@@ -129,7 +129,8 @@ function executeWebhook(req: RequestInfo, ctx: SandboxContext): Reply {
 export function webhookRoutes(): RestRoute[] {
   return [
     ...webhookMessageRoutes(),
-    route('POST', '/webhooks/:id/:token', ['id', 'token'], executeWebhook, false),
+    // Discord's webhook bucket (about 5 per 2 s per webhook); interaction follow-ups take one per interaction token.
+    limitedAs('webhookExecute', route('POST', '/webhooks/:id/:token', ['id', 'token'], executeWebhook, false)),
     route('GET', '/webhooks/:id/:token', ['id', 'token'], (req, ctx) => {
       const hook = webhookOf(req, ctx)
       return hook ? json(200, webhookPayload(ctx, hook, false)) : discordError('unknownWebhook')

@@ -63,6 +63,9 @@ t.test('accepted batches', async (t) => {
       t.ok(row.received_at.getTime() >= before - 1000 && row.received_at.getTime() <= Date.now())
     }
     t.equal(new Set(rows.map((r) => r.dedupe_key)).size, 100, 'each event has a dedupe key of its own')
+    const keys = rows.map((r) => r.dedupe_key)
+    t.same([...keys].sort(), keys, "the batch's dedupe keys rise in its order (they are inserted at the index's edge)")
+    t.match(keys[0], /^job:log:[0-9a-f]{12}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-000$/, 'a time-ordered batch id and the index')
   })
 
   t.test('a batch of one, and one of 500 (the most), are accepted', async (t) => {

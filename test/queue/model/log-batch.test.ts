@@ -1,7 +1,7 @@
 /** Log batches, pure: the payload schema, the byte bounds of an entry and of a group, and the bisection of a refused group. */
 import t from 'tap'
 import * as v from 'valibot'
-import { entryBytes, EventIdSchema, groupByteBudget, LogBatchSchema, storeIsolating, takeCount } from '../../../src/queue/model/log-batch.js'
+import { entryBytes, EventIdSchema, groupByteBudget, LogBatchSchema, storeIsolating, takeCount, timeOrderedEventId } from '../../../src/queue/model/log-batch.js'
 
 t.test('event ids', async (t) => {
   const cases: Array<[unknown, boolean, string]> = [
@@ -18,6 +18,17 @@ t.test('event ids', async (t) => {
     [42, false, 'a number'],
   ]
   for (const [id, ok, what] of cases) t.equal(v.is(EventIdSchema, id), ok, what)
+})
+
+t.test('time-ordered event ids: the time first, then the random part of a UUID; they sort by time', async (t) => {
+  const uuid = '0b6f3c2e-1d7a-4f36-9a4e-3c1f5b8e2d10'
+  t.equal(timeOrderedEventId(1_764_328_800_123, uuid), '019aca30ff7b-4f36-9a4e-3c1f5b8e2d10')
+  t.equal(timeOrderedEventId(0, uuid), '000000000000-4f36-9a4e-3c1f5b8e2d10', 'the epoch pads')
+  t.equal(timeOrderedEventId(-5, uuid), '000000000000-4f36-9a4e-3c1f5b8e2d10', 'a clock before the epoch pads too')
+  t.ok(v.is(EventIdSchema, timeOrderedEventId(Date.now(), uuid)), 'a valid event id')
+  const ids = [1_764_328_800_123, 1_764_328_800_124, 1_764_328_801_000, 2_000_000_000_000].map((ms) => timeOrderedEventId(ms, 'ffffffff-ffff-4fff-bfff-ffffffffffff'))
+  t.same([...ids].sort(), ids, 'later times sort later, whatever the random part')
+  t.ok(timeOrderedEventId(1_764_328_800_124, '00000000-0000-4000-8000-000000000000') > timeOrderedEventId(1_764_328_800_123, 'ffffffff-ffff-4fff-bfff-ffffffffffff'))
 })
 
 t.test('a batch holds at least one event with an id; the events themselves are checked one by one later', async (t) => {

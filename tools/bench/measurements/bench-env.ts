@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { sql } from 'kysely'
 import type { CodeService } from '../../../src/codes/code-service.js'
-import type { QueueName } from '../../../src/queue/names.js'
+import { QueueName } from '../../../src/queue/names.js'
 import { createCodeCache } from '../../../src/redis/code-cache.js'
 import { createPresenceStore, type PresenceStore } from '../../../src/redis/presence-store.js'
 import { buildApiKeyService, buildCodeService } from '../../../src/runtime/services.js'
@@ -92,4 +92,14 @@ export async function startBenchEnv(scratch: Scratch, options: BenchEnvOptions):
     mysqlPid: options.serverCpu ? await mysqlPidOf(scratch) : undefined,
   }
   return { env, ceilingPort }
+}
+
+/** The scratch environment of the batch measurements: default limits, the bench's clients through a trusted proxy. */
+export function batchEnvOf(frontWorkers: number): Record<string, string> {
+  return { FRONT_WORKERS: String(frontWorkers), ROBLOX_USERS_API: 'http://127.0.0.1:9', TRUST_PROXY: '127.0.0.1' }
+}
+
+/** The front and worker of the batch measurements on `scratch` (made with batchEnvOf), with every server's pid for its CPU. */
+export async function startBatchEnv(scratch: Scratch): Promise<BenchEnv> {
+  return (await startBenchEnv(scratch, { queues: [QueueName.Log], serverCpu: true })).env
 }

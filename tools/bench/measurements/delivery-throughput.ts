@@ -1,7 +1,9 @@
 /**
  * Delivery to Discord: the sandbox in this process, the front (FRONT_WORKERS=1) and one worker (`worker log delivery`)
  * as child processes, the server log pointed at a sandbox webhook, the service's defaults otherwise
- * (DELIVERY_RATE_LIMIT 45/s, 1 s batching window).
+ * (DELIVERY_RATE_LIMIT 45/s, 1 s batching window). What it measures is the service's own delivery rate, so the sandbox
+ * enforces no bucket (a real webhook takes about 5 messages per 2 s: delivery-overload.ts measures that) and digest
+ * mode is off (DELIVERY_DIGEST_BACKLOG and DELIVERY_DIGEST_AFTER_MS 0), as when these figures were first taken.
  *
  * Burst runs: ENTRIES log entries posted over 50 connections, then the time until the last one is delivered
  * (MySQL `delivered_at`), the requests sent to Discord (the sandbox's counter) and receipt-to-delivery latency. A
@@ -10,18 +12,16 @@
  * competing for the CPU.
  */
 import { randomBytes } from 'node:crypto'
-import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import { parseDestinationTarget } from '../../../src/delivery/model/destination.js'
 import { setDestination, unsetDestination } from '../../../src/mysql/destination-rows.js'
 import { replayEntries } from '../../../src/mysql/log-entry-rows.js'
-import { startProcess, type BenchProcess } from '../../harness/processes.js'
-import { sleep, waitFor as pollUntil, waitForFront } from '../../harness/readiness.js'
+import { sleep, waitFor as pollUntil } from '../../harness/readiness.js'
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../../harness/sandbox.js'
-import { createScratch, type Scratch } from '../../harness/scratch.js'
+import type { Scratch } from '../../harness/scratch.js'
+import { openDeliveryWorld, type DeliveryWorld } from './delivery-world.js'
 import { fixed, int, percentile } from '../../harness/stats.js'
-import { buildApiKeyService } from '../../../src/runtime/services.js'
 
 /** One delivery run: counts, seconds from the first POST, and receipt-to-delivery latency in milliseconds. */
 export interface DeliveryRun {
@@ -60,24 +60,12 @@ async function countEntries(scratch: Scratch, eventType: string, state: 'sent' |
 
 /** Runs `runs` bursts of `entries`, the trickle and the drain on a world of its own, and removes what it made. */
 export async function measureDelivery(entries: number, runs: number, log: (message: string) => void): Promise<DeliveryResult> {
-  const sandbox = await startSandbox()
-  const children: BenchProcess[] = []
-  let scratch: Scratch | undefined
+  const sandbox = await startSandbox(0)
+  let opened: DeliveryWorld | undefined
   try {
     const hook = await control<{ url: string }>(sandbox, 'POST', 'webhooks', { channel_id: SERVER_LOG_CHANNEL, name: 'bench' })
-    scratch = await createScratch({
-      stem: 'dbench',
-      poolSize: 4,
-      env: { DISCORD_TOKEN: 'sandbox-token', DISCORD_API: sandbox.apiBase, LOG_DESTINATION_SERVER: hook.url },
-    })
-    const world = scratch
-    const key = await buildApiKeyService(world.db, world.redis, world.ctx.keys).create('bench')
-    if (!key.ok) throw new Error('no API key')
-    const bearer = `Bearer ${key.key}`
-    children.push(startProcess({ name: 'worker', script: 'src/cli.js', args: ['worker', 'log', 'delivery'], env: world.env, echoStderr: true }))
-    children.push(startProcess({ name: 'front', script: 'src/cli.js', args: ['front'], env: world.env, echoStderr: true }))
-    await waitForFront(world.port, 120_000, 50)
-    log(`front and worker up; database pl_${world.name}; ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}; node ${process.version}`)
+    opened = await openDeliveryWorld(sandbox, 'dbench', { LOG_DESTINATION_SERVER: hook.url, DELIVERY_DIGEST_BACKLOG: '0', DELIVERY_DIGEST_AFTER_MS: '0' }, log)
+    const { world, bearer } = opened
 
     const post = async (eventType: string, i: number) => {
       const res = await fetch(`${world.api}/log/server`, {
@@ -145,9 +133,8 @@ export async function measureDelivery(entries: number, runs: number, log: (messa
     log(`drain: ${int(drain.entries / drain.totalSeconds)} entries/s, ${fixed((drain.requests / drain.entries) * 1000, 1)} requests per 1,000 entries`)
     return { bursts, trickle, drain }
   } finally {
-    await Promise.all(children.map((c) => c.stop()))
     try {
-      await scratch?.remove()
+      await opened?.close()
     } finally {
       await sandbox.close()
     }

@@ -183,3 +183,53 @@ export async function batchRun(env: BenchEnv, load: BatchLoad, run: number): Pro
     cpu,
   }
 }
+
+/** The settings of the batch measurements (BenchSettings' batch part). */
+export interface BatchSettings {
+  runs: number
+  batchSize: number
+  batchConnections: number
+  batchEvents: number
+  moderateRate: number
+  moderateSeconds: number
+}
+
+/** Everything the batch measurements produce: peak runs, then one run each of the moderate load in batches and single. */
+export interface BatchResults {
+  peak: BatchRun[]
+  moderateBatch: BatchRun
+  moderateSingle: BatchRun
+}
+
+/** Events each proxied client address sends in one run: within the defaults (30 requests and 3,000 events a minute). */
+const EVENTS_PER_CLIENT = 2000
+
+/** Client addresses for a load, so that none passes the default limits (30 requests, 3,000 events a minute). */
+export function clientsFor(load: Pick<BatchLoad, 'events' | 'batchSize'>): number {
+  return Math.max(1, Math.ceil(Math.max(load.events / EVENTS_PER_CLIENT, load.events / load.batchSize / 25)))
+}
+
+/**
+ * The batch measurements on `env` (a front that trusts 127.0.0.1 as a proxy, with default limits): a warm-up not
+ * counted, `runs` peak runs, then the moderate load in batches and as single events. `log` hears each run.
+ */
+export async function measureBatches(env: BenchEnv, s: BatchSettings, log: (line: string) => void): Promise<BatchResults> {
+  const peakLoad = { batchSize: s.batchSize, connections: s.batchConnections, events: s.batchEvents }
+  await batchRun(env, { ...peakLoad, events: Math.min(s.batchEvents, 20 * s.batchSize * s.batchConnections), clients: clientsFor(peakLoad) }, 900)
+  const peak: BatchRun[] = []
+  for (let run = 1; run <= s.runs; run++) {
+    const r = await batchRun(env, { ...peakLoad, clients: clientsFor(peakLoad) }, run)
+    peak.push(r)
+    const p = cpuPerEvent(r)
+    log(
+      `batches run ${run}: accepted ${r.accepted} in ${r.loadSeconds.toFixed(2)} s, stored ${r.stored} (${Math.round(storedPerSec(r))}/s end to end), lost ${r.lost}, twice ${r.twice}; µs per event: front ${p.front.toFixed(1)}, redis ${p.redis.toFixed(1)}, worker ${p.worker.toFixed(1)}, mysql ${p.mysql.toFixed(1)} = ${p.service.toFixed(1)}`,
+    )
+  }
+  const moderate = async (batchSize: number, run: number) => {
+    const load = { batchSize, connections: batchSize === 1 ? 16 : 4, events: s.moderateRate * s.moderateSeconds, ratePerSec: s.moderateRate }
+    const r = await batchRun(env, { ...load, clients: clientsFor(load) }, run)
+    log(`moderate load, ${batchSize === 1 ? 'single events' : `batches of ${batchSize}`}: µs per event ${cpuPerEvent(r).service.toFixed(1)}, lost ${r.lost}, twice ${r.twice}`)
+    return r
+  }
+  return { peak, moderateBatch: await moderate(s.batchSize, 802), moderateSingle: await moderate(1, 801) }
+}

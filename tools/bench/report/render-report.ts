@@ -7,8 +7,9 @@
 import type { BindRun } from '../measurements/bind-rate.js'
 import type { Comparison, LoadRun } from '../measurements/ceiling-comparison.js'
 import type { GatewayMemoryResult } from '../measurements/gateway-memory.js'
-import { lostOf, WARMUP_EVENTS, type LogRun } from '../measurements/log-accept-store.js'
+import { lostOf, WARMUP_SECONDS, type LogRun } from '../measurements/log-accept-store.js'
 import { backlogCpuPerEvent, backlogRate, type BacklogRun } from '../measurements/log-backlog.js'
+import { cpuPerEvent, storedPerSec, type BatchResults } from '../measurements/log-batch-ingest.js'
 import type { PropagationResult } from '../measurements/presence-propagation.js'
 import type { ReadPathResult } from '../measurements/read-path.js'
 import type { MemoryResult } from '../measurements/redis-memory.js'
@@ -24,6 +25,8 @@ export const COMMANDS = {
   readPath: '`npm run bench:read-path`',
   streams: '`npm run bench:streams`',
   logStore: '`npm run bench:log-store`',
+  logBatches: '`npm run bench:log-batches`',
+  bind: '`npm run bench:bind`',
 } as const
 
 /** Everything one `npm run bench` run measured. */
@@ -37,6 +40,7 @@ export interface BenchResults {
   bind: BindRun[]
   log: LogRun[]
   backlog: BacklogRun[]
+  batches: BatchResults
   memory: MemoryResult
   propagation: PropagationResult[]
   gateway: GatewayMemoryResult[]
@@ -105,13 +109,13 @@ export function renderLogSection(logs: readonly LogRun[], settings: BenchSetting
   const m = logMedians(logs)
   return `### Log events: accepted, then stored
 
-Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). autocannon posts ${int(settings.logEvents)} events to \`POST /api/v1/log/server\` per run over ${settings.logConnections} connections, as fast as they are accepted, after a run of ${int(WARMUP_EVENTS)} not counted;
-then the bench waits until MySQL holds every accepted (200) event and checks that the stored count equals the accepted count.
+Command: ${COMMANDS.full} (this section alone, with where the CPU went: \`node dist/tools/bench/log-ingest.js\` after \`npm run build:tools\`). wrk (Debian's, one thread: about 14 µs of CPU per request here, against autocannon's 27-58) posts single events to \`POST /api/v1/log/server\` for ${settings.logSeconds} s per run over ${settings.logConnections} connections, as fast as they are accepted, after ${WARMUP_SECONDS} s not counted;
+then the bench waits until MySQL holds every accepted (200) event and checks that every accepted event is stored, once (wrk stops counting with up to one request in flight per connection, which may be stored uncounted).
 Right after each run the same load goes to the ceiling: plain hyper-express on this machine that reads and parses each body and answers the front's own 200, nothing more
 (tools/bench/ceiling-app.ts), so the ratio says how much of what this machine can answer the service accepts.
 
 ${table(
-  ['accepted/s (median)', 'ceiling answered/s (median)', 'accepted / ceiling (median of the runs)', 'every run', 'drain after load, s (median)', 'stored/s end to end (median)', 'lost (accepted − stored), every run', 'rejected'],
+  ['accepted/s (median)', 'ceiling answered/s (median)', 'accepted / ceiling (median of the runs)', 'every run', 'drain after load, s (median)', 'stored/s end to end (median)', 'lost (accepted − distinct stored), every run', 'rejected'],
   [
     [
       int(m.accepted),
@@ -331,6 +335,7 @@ export function renderSummary(r: BenchResults, settings: BenchSettings): string 
   const ratio = (c: Comparison) => `**${fixed(ratioOf(c))}** (${int(med(c.service, (x) => x.reqPerSec))} / ${int(med(c.ceiling, (x) => x.reqPerSec))} req/s)`
   const rp = r.readPath
   const logs = logMedians(r.log)
+  const batches = batchMedians(r.batches)
   const streams = streamMedians(r.streams)
   const largest = r.gateway.at(-1)
   const codes = settings.linkedUsers
@@ -347,13 +352,28 @@ ${table(
     [`callbacks, ${codes} codes, rate limits on: ratio to the ceiling`, ratio(rp.limitsOn.callbacks), COMMANDS.readPath],
     [`rpc, ${codes} codes, rate limits on: ratio to the ceiling`, ratio(rp.limitsOn.rpc), COMMANDS.readPath],
     ['Redis commands per warm callbacks request, rate limits off / on', `${fixed(rp.commands.off.perRequest, 3)} / ${fixed(rp.commands.on.perRequest, 3)}`, COMMANDS.readPath],
-    [`bind at ${settings.bindRate}/s: p50 / p99`, `${fixed(med(r.bind, (b) => b.p50))} / ${fixed(med(r.bind, (b) => b.p99))} ms`, COMMANDS.full],
+    [`bind at ${settings.bindRate}/s: p50 / p99`, `${fixed(med(r.bind, (b) => b.p50))} / ${fixed(med(r.bind, (b) => b.p99))} ms`, COMMANDS.bind],
     [
       'log events: accepted per second (ratio to the ceiling) / stored per second end to end / lost',
       `${int(logs.accepted)} (${logs.ratio === null ? 'ceiling not measured' : `**${fixed(logs.ratio)}** of ${int(logs.ceiling!)}`}) / ${int(logs.stored)} / ${logs.lost.join(', ')}`,
       COMMANDS.full,
     ],
     ['log events stored per second from a backlog (the storing half alone)', int(backlogRate(r.backlog)), COMMANDS.logStore],
+    [
+      `log events in batches of ${settings.batchSize}: stored per second end to end / lost / stored twice`,
+      `**${int(batches.stored)}** / ${batches.lost.join(', ')} / ${batches.twice.join(', ')}`,
+      COMMANDS.logBatches,
+    ],
+    [
+      `CPU µs per stored event, batches of ${settings.batchSize} at peak: service (front + Redis + worker + MySQL)`,
+      `**${fixed(batches.cpu.service, 1)}** (${[batches.cpu.front, batches.cpu.redis, batches.cpu.worker, batches.cpu.mysql].map((x) => fixed(x, 1)).join(' + ')})`,
+      COMMANDS.logBatches,
+    ],
+    [
+      `CPU µs per event at ${int(settings.moderateRate)} events/s: batches of ${settings.batchSize} / single events (service)`,
+      `${fixed(cpuPerEvent(r.batches.moderateBatch).service, 1)} / ${fixed(cpuPerEvent(r.batches.moderateSingle).service, 1)}`,
+      COMMANDS.logBatches,
+    ],
     ['presence propagation through the gateway: p50 / p99', `${fixed(med(r.propagation, (p) => p.p50Ms))} / ${fixed(med(r.propagation, (p) => p.p99Ms))} ms`, COMMANDS.full],
     ['Redis bytes per linked user', `${int(r.memory.keyBytesPerUser)} B`, COMMANDS.full],
     [`stream delivery to ${int(settings.streams.streams)} open streams: p50 / p99 (changes late)`, `${fixed(streams.p50, 1)} / **${fixed(streams.p99, 1)}** ms (${streams.late} of ${streams.changes} over ${settings.streams.lateMs} ms)`, COMMANDS.streams],
@@ -385,13 +405,13 @@ ${renderLoadSection(r.load)}
 - Command: ${COMMANDS.full} (= \`npm run build:tools && node dist/tools/bench/bench.js\`). ${COMMANDS.readPath} and ${COMMANDS.streams} run their
   section alone and print it (also to a file under /tmp); only ${COMMANDS.full} writes this file.
 - Processes: \`node dist/src/cli.js front\` with \`FRONT_WORKERS=${settings.frontWorkers}\` and \`node dist/src/cli.js worker\`, \`RATE_LIMITS=off\`, \`LOG_LEVEL=warn\`,
-  a fresh database \`pl_bench…\` and Redis prefix (both removed afterwards). The load generator (autocannon) runs in the bench process on the same machine:
+  a fresh database \`pl_bench…\` and Redis prefix (both removed afterwards). The load generators (autocannon for the read path, wrk for single log events, node:http for batches) run on the same machine:
   on ${m.cores} cores it competes with the server for CPU, which is why the ceiling runs under the same conditions.
 - Data: ${settings.linkedUsers} users with codes issued by the code service and bound through \`POST /api/v1/bind\`; their presences written with the presence store,
   activities rendered by \`renderActivityGroups\` (music with a game, a game with a custom status, a video, one naming the game platform that is filtered out, some offline).
 - Gateway figures (tools/bench/measurements/gateway-*.ts, presence-propagation.ts): the Discord sandbox in the bench process, \`presence-link gateway\` and a front as child processes, on their own database and prefix.
 - Stream figures (tools/bench/measurements/stream-delivery.ts): a front of their own per run, on its own database and prefix.
-- Load: autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ${settings.loadSeconds} s per run after a ${settings.warmupSeconds} s warm-up; service and ceiling runs alternate.
+- Read-path load: autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ${settings.loadSeconds} s per run after a ${settings.warmupSeconds} s warm-up; service and ceiling runs alternate.
   CPU columns: CPU time used during the run (from /proc) divided by its length; ${m.cores} cores means at most ${m.cores}.00 in all.
 
 ## Results
@@ -403,6 +423,8 @@ ${renderBindSection(r.bind, settings)}
 ${renderLogSection(r.log, settings)}
 
 ${renderBacklogSection(r.backlog)}
+
+${renderBatchSection(r.batches, settings)}
 
 ${renderMemorySection(r.memory)}
 
@@ -443,4 +465,54 @@ ${renderLoadSection(p.load)}
 
 ${p.sections.join('\n\n')}
 `
+}
+
+/** The batch figures the summary and the section share: medians over the peak runs, and CPU per stored event. */
+export function batchMedians(b: BatchResults) {
+  const per = b.peak.map(cpuPerEvent)
+  const cpu = (pick: (p: ReturnType<typeof cpuPerEvent>) => number) => median(per.map(pick))
+  return {
+    accepted: med(b.peak, (r) => r.accepted / r.loadSeconds),
+    stored: med(b.peak, storedPerSec),
+    lost: b.peak.map((r) => r.lost),
+    twice: b.peak.map((r) => r.twice),
+    cpu: { front: cpu((p) => p.front), redis: cpu((p) => p.redis), worker: cpu((p) => p.worker), mysql: cpu((p) => p.mysql), service: cpu((p) => p.service), bench: cpu((p) => p.bench) },
+  }
+}
+
+function cpuCells(p: ReturnType<typeof cpuPerEvent>): string[] {
+  return [fixed(p.front, 1), fixed(p.redis, 1), fixed(p.worker, 1), fixed(p.mysql, 1), `**${fixed(p.service, 1)}**`, fixed(p.bench, 1)]
+}
+
+/** "Log events in batches": peak rates and the zero-loss check, then CPU per stored event per process at peak and at a moderate load. */
+export function renderBatchSection(b: BatchResults, settings: BenchSettings): string {
+  const m = batchMedians(b)
+  return `### Log events in batches
+
+Command: ${COMMANDS.full} (this section alone: ${COMMANDS.logBatches}). A front and a worker of their own with the default rate limits
+(\`log=30/60\`, \`log_events=3000/60\`), the load's client addresses through a trusted proxy so that each stays within them (many game servers).
+A load generator in the bench process (node:http, keep-alive; its cost per event is the last column) posts \`{"events": [...]}\` batches of ${settings.batchSize}
+to \`POST /api/v1/log/server\` over ${settings.batchConnections} connections, as fast as they are answered, ${int(settings.batchEvents)} events per run after a run not counted;
+the bench knows which requests were answered 200 and waits until MySQL holds every event of them (tools/bench/measurements/log-batch-ingest.ts).
+Stored per second end to end: every stored event over the time from the first request until MySQL held the last. Lost: accepted events missing
+from MySQL; twice: entries stored more than once.
+
+${table(
+  ['accepted/s (median)', 'stored/s end to end (median)', 'every run (stored/s)', 'lost, every run', 'stored twice, every run', 'rejected, every run'],
+  [[int(m.accepted), `**${int(m.stored)}**`, b.peak.map((r) => int(storedPerSec(r))).join(', '), m.lost.join(', '), m.twice.join(', '), b.peak.map((r) => r.rejected).join(', ')]],
+)}
+
+CPU microseconds per stored event, by process (CPU time from /proc over the load and the drain, over the events stored; service = front workers + redis-server + worker + MySQL server).
+The moderate rows are one run each at ${int(settings.moderateRate)} events a second for ${settings.moderateSeconds} s, paced (open loop), where the fixed costs per request and per job show:
+
+${table(
+  ['load', 'front workers', 'redis-server', 'worker', 'MySQL server', 'service', 'load generator'],
+  [
+    [`peak, batches of ${settings.batchSize} (median of the runs)`, ...[m.cpu.front, m.cpu.redis, m.cpu.worker, m.cpu.mysql].map((x) => fixed(x, 1)), `**${fixed(m.cpu.service, 1)}**`, fixed(m.cpu.bench, 1)],
+    [`${int(settings.moderateRate)} events/s, batches of ${settings.batchSize}`, ...cpuCells(cpuPerEvent(b.moderateBatch))],
+    [`${int(settings.moderateRate)} events/s, single events`, ...cpuCells(cpuPerEvent(b.moderateSingle))],
+  ],
+)}
+
+Zero-loss check: ${[...b.peak, b.moderateBatch, b.moderateSingle].every((r) => r.lost === 0 && r.twice === 0) ? '**passed**: every accepted event was stored exactly once in every run' : '**FAILED**: see the lost and twice columns'}.`
 }
