@@ -2,18 +2,16 @@
 import cluster from 'node:cluster'
 import { loadConfig, type Config } from '../config.js'
 import { createLogger, type Logger } from '../lib/logger.js'
-import { createShutdown, exitOnSignals, type Shutdown } from '../lib/shutdown.js'
+import type { ProcessBasics } from '../lib/process-basics.js'
+import { createShutdown, exitOnSignals } from '../lib/shutdown.js'
 import { createRedisKeys, type RedisKeys } from '../redis/keys.js'
 import { PORT_TAKEN_EXIT, PortTakenError } from '../lib/listen-port.js'
 import { reportPortTaken, reportStartFailed } from '../lib/part-started.js'
 import { createRedisWatch, type RedisWatch } from '../redis/redis-watch.js'
 
 /** A running process's shared pieces. */
-export interface ProcessContext {
-  name: string
+export interface ProcessContext extends ProcessBasics {
   config: Config
-  log: Logger
-  shutdown: Shutdown
   keys: RedisKeys
   /** Up/down state of the process's Redis clients: one log line per change. */
   redisWatch: RedisWatch
