@@ -315,6 +315,16 @@ const JOBS: CommandGroup = {
   ],
 }
 
+// Leaving the sandbox (issue 32): `presence-link sandbox reset`, under the sandbox process's own word.
+const SANDBOX_ADMIN = [
+  adminCommand({
+    name: 'reset',
+    summary: "remove the log destinations a run against the sandbox left (their pending entries are set aside); lists them only, without --yes",
+    args: { flags: { yes: { type: 'boolean', summary: 'remove them (without it: print what would be removed, change nothing)' } } },
+    run: async (ctx, { flags }) => (await import('./sandbox-commands.js')).sandboxResetCommand(ctx, { yes: flags.yes === true }),
+  }),
+] as const
+
 /** The command table: processes first, then administration, in the order `presence-link --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   { kind: 'process', name: 'serve', summary: 'everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)', args: {}, entry: new URL('../serve.js', import.meta.url) },
@@ -327,7 +337,7 @@ export const COMMANDS: readonly Command[] = [
     entry: new URL('../../workers/worker.js', import.meta.url),
   },
   { kind: 'process', name: 'gateway', summary: 'the Discord gateway for SHARD_IDS of SHARD_COUNT', args: {}, entry: new URL('../gateway.js', import.meta.url) },
-  { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url) },
+  { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url), commands: SANDBOX_ADMIN },
   adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
   KEYS,
   PUSH,
