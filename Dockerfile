@@ -32,6 +32,10 @@ FROM node:20-bookworm-slim
 # published ports cannot reach). Publish ports deliberately: the metrics ports have no authentication.
 ENV NODE_ENV=production
 ENV HOST=0.0.0.0
+# `presence-link backup` and `restore` run the MariaDB client programs (mariadb-dump, mariadb); backups go to
+# /backups, a volume in docker-compose.yml, owned by the user the processes run as (docs/operations.md).
+RUN apt-get update && apt-get install -y --no-install-recommends mariadb-client && rm -rf /var/lib/apt/lists/* \
+  && mkdir /backups && chown node:node /backups
 WORKDIR /app
 COPY --chown=node:node package.json ./
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules

@@ -213,6 +213,8 @@ for (const part of PARTS.filter((p) => p.when)) {
       LOG_DESTINATION_SERVER: config.logDestinations.server || channel('server-log'),
       LOG_DESTINATION_INGAME: config.logDestinations.ingame || channel('ingame-log'),
       LOG_DESTINATION_MODERATION: config.logDestinations.moderation || channel('moderation-log'),
+      // The parts run against the sandbox: what the worker seeds from the lines above is marked as the sandbox's.
+      SANDBOX: 'on',
       DISCORD_TOKEN: 'sandbox-token',
       DISCORD_API: `${sandboxUrl}/api`,
       ROBLOX_USERS_API: `${sandboxUrl}/roblox`,

@@ -80,6 +80,10 @@ t.test('a worker that cannot start keeps serve from saying "up" until it has sta
   t.same(await ready(`http://127.0.0.1:${port}/readyz`), { status: 200, body: { status: 'ready', redis: 'ok', mysql: 'ok' } })
   const up = service.entries().find((e) => typeof e.msg === 'string' && e.msg.startsWith('presence-link is up at'))
   t.same(up?.parts, ['sandbox', 'worker', 'front', 'gateway'], 'every part named as running')
+  // The destinations the worker seeded from the sandbox's channels are the sandbox's: serve set LOG_DESTINATION_*,
+  // not the operator, so they do not say `set by env:LOG_DESTINATION_*` (issue 32).
+  const seeded = await stack.db.selectFrom('log_destinations').select(['category', 'set_by', 'sandbox']).orderBy('category').execute()
+  t.same(seeded.map((d) => [d.category, d.set_by, Number(d.sandbox)]), [['server', 'sandbox', 1], ['ingame', 'sandbox', 1], ['moderation', 'sandbox', 1]])
 })
 
 t.test('a worker still not started after PART_START_TIMEOUT_MS is named in an error, and "up" follows once it starts', async (t) => {

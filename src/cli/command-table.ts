@@ -315,6 +315,35 @@ const JOBS: CommandGroup = {
   ],
 }
 
+// Leaving the sandbox (issue 32): `presence-link sandbox reset`, under the sandbox process's own word.
+const SANDBOX_ADMIN = [
+  adminCommand({
+    name: 'reset',
+    summary: "remove the log destinations a run against the sandbox left (their pending entries are set aside); lists them only, without --yes",
+    args: { flags: { yes: { type: 'boolean', summary: 'remove them (without it: print what would be removed, change nothing)' } } },
+    run: async (ctx, { flags }) => (await import('./sandbox-commands.js')).sandboxResetCommand(ctx, { yes: flags.yes === true }),
+  }),
+] as const
+
+// Backup and restore (issue 32): docs/operations.md, "Backup and restore".
+const BACKUP_COMMANDS = [
+  adminCommand({
+    name: 'backup',
+    summary: "write a consistent, dated backup of the service's database (mariadb-dump in one transaction, gzipped)",
+    args: { flags: { out: { type: 'string', value: 'DIR', default: '.', summary: 'directory of the backup file presence-link-DB-TIME.sql.gz (created if missing)' } } },
+    run: async (ctx, { flags }) => (await import('./backup-commands.js')).backupCommand(ctx, { out: flags.out ?? '.' }),
+  }),
+  adminCommand({
+    name: 'restore',
+    summary: 'load a backup into the empty database of DATABASE_URL, migrate it, and have the Redis copies rewritten',
+    args: {
+      positionals: [{ name: 'FILE', summary: 'a file presence-link backup wrote (.sql.gz, or .sql)' }],
+      flags: { force: { type: 'boolean', summary: 'restore into a database that has tables (the backup replaces those it holds)' } },
+    },
+    run: async (ctx, { positionals: [file], flags }) => (await import('./backup-commands.js')).restoreCommand(ctx, file ?? '', { force: flags.force === true }),
+  }),
+] as const
+
 /** The command table: processes first, then administration, in the order `presence-link --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   { kind: 'process', name: 'serve', summary: 'everything: front cluster, workers, gateway (and the sandbox without DISCORD_TOKEN)', args: {}, entry: new URL('../serve.js', import.meta.url) },
@@ -327,8 +356,9 @@ export const COMMANDS: readonly Command[] = [
     entry: new URL('../../workers/worker.js', import.meta.url),
   },
   { kind: 'process', name: 'gateway', summary: 'the Discord gateway for SHARD_IDS of SHARD_COUNT', args: {}, entry: new URL('../gateway.js', import.meta.url) },
-  { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url) },
+  { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url), commands: SANDBOX_ADMIN },
   adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
+  ...BACKUP_COMMANDS,
   KEYS,
   PUSH,
   CODES,

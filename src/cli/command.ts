@@ -27,6 +27,8 @@ export interface ProcessCommand {
   args: ArgsSpec
   /** The entry module that runs the process. */
   entry: URL
+  /** Administration subcommands under the same word (`sandbox reset`): a first argument naming one runs it instead. */
+  commands?: readonly AdminCommand[]
 }
 
 /** A command that does one thing against MySQL/Redis, prints its result and exits. */

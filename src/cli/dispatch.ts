@@ -28,6 +28,9 @@ export function resolveCommand(argv: readonly string[], commands: readonly Comma
     return fail(EXIT_BAD_COMMAND_LINE, what, [`run \`${PROGRAM} --help\` for the commands`])
   }
   if (command.kind === 'group') return resolveSubcommand(command, rest)
+  if (command.kind === 'process' && command.commands?.some((c) => c.name === rest[0]) === true) {
+    return resolveSubcommand({ kind: 'group', name: command.name, summary: command.summary, commands: command.commands }, rest)
+  }
   const parsed = parseCommandLine(command.name, command, rest)
   if (parsed.kind !== 'ok') return { kind: 'print', output: parsed.output }
   if (command.kind === 'process') return { kind: 'process', command, argv: rest, args: parsed.args }
@@ -127,13 +130,13 @@ function formatGroupHelp(group: CommandGroup): string[] {
 /** `presence-link --help`: every command, one line each. */
 function formatTopHelp(commands: readonly Command[]): string[] {
   const processes = commands.filter((c) => c.kind === 'process').map((c) => [`${c.name}${withSpace(formatSynopsis(c.args))}`, c.summary] as const)
-  const administration = commands
-    .filter((c) => c.kind !== 'process')
-    .flatMap((c) =>
-      c.kind === 'group'
+  const administration = commands.flatMap((c) =>
+    c.kind === 'process'
+      ? (c.commands ?? []).map((s) => [`${c.name} ${s.name}${withSpace(formatSynopsis(s.args))}`, s.summary] as const)
+      : c.kind === 'group'
         ? c.commands.map((s) => [`${c.name} ${s.name}${withSpace(formatSynopsis(s.args))}`, s.summary] as const)
         : [[`${c.name}${withSpace(formatSynopsis(c.args))}`, c.summary] as const],
-    )
+  )
   // One column width for both lists, so the summaries line up down the whole help.
   const width = Math.max(...[...processes, ...administration].map(([left]) => left.length).filter((n) => n <= 48))
   return [

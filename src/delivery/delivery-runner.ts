@@ -84,6 +84,7 @@ export interface DeliveryDeps {
     | 'deliveryDigestBacklog'
     | 'deliveryDigestAfterMs'
     | 'deliveryDigestEveryMs'
+    | 'sandbox'
   >
   log: Logger
   metrics?: DeliveryMetrics
@@ -97,20 +98,50 @@ export interface DeliveryRunner {
   close(): Promise<void>
 }
 
-type Usable = { ok: true; target: DestinationTarget; stored: StoredDestination } | { ok: false; why: 'none' | 'disabled' | 'unavailable'; detail: string }
+type Usable =
+  | { ok: true; target: DestinationTarget; stored: StoredDestination }
+  | { ok: false; why: 'none' | 'disabled' | 'unavailable' | 'sandbox'; detail: string }
 
-/** Writes each LOG_DESTINATION_* that is set into MySQL (a changed one replaces the stored destination). */
+/** What `set by` says of a destination seeded against the sandbox (serve hands the sandbox's channels in LOG_DESTINATION_*). */
+export const SANDBOX_SET_BY = 'sandbox'
+
+/** Whether this consumer runs against the local sandbox: serve passes SANDBOX=on to its parts in sandbox mode. */
+function againstSandbox(config: Pick<DeliveryDeps['config'], 'sandbox'>): boolean {
+  return config.sandbox === 'on'
+}
+
+/**
+ * Writes each LOG_DESTINATION_* that is set into MySQL (a changed one replaces the stored destination). Against the
+ * sandbox they are the sandbox's (marked, and `set by sandbox`: serve chose them, not the operator's environment).
+ */
 async function seedDestinations(deps: Pick<DeliveryDeps, 'destinations' | 'config' | 'log'>): Promise<void> {
   const { destinations, config, log } = deps
+  const sandbox = againstSandbox(config)
   for (const category of LOG_CATEGORIES) {
     const value = config.logDestinations[category]
     if (value === '') continue
     const parsed = parseDestinationTarget(value, config.discordApi)
     if (!parsed.ok) throw new Error(`${DESTINATION_VARIABLE[category]} ${parsed.message}`)
-    if (await destinations.set(category, parsed.target, `env:${DESTINATION_VARIABLE[category]}`, { enable: false })) {
-      log.info({ category, destination: describeTarget(parsed.target) }, 'delivery destination set from the environment')
+    const setBy = sandbox ? SANDBOX_SET_BY : `env:${DESTINATION_VARIABLE[category]}`
+    if (await destinations.set(category, parsed.target, setBy, { enable: false, sandbox })) {
+      log.info({ category, destination: describeTarget(parsed.target), ...(sandbox ? { sandbox } : {}) }, 'delivery destination set from the environment')
     }
   }
+}
+
+/**
+ * Outside the sandbox, says once which stored destinations are the sandbox's (their entries wait, never posted) and
+ * how to remove them.
+ */
+async function reportSandboxDestinations(deps: Pick<DeliveryDeps, 'destinations' | 'config' | 'log'>): Promise<void> {
+  if (againstSandbox(deps.config)) return
+  const left = (await deps.destinations.list()).filter((d) => d.sandbox).map((d) => d.category)
+  if (left.length === 0) return
+  deps.log.warn(
+    { categories: left },
+    `not delivering to the sandbox's destinations (${left.join(', ')}): this worker does not run against the sandbox. ` +
+      'Remove them with `presence-link sandbox reset --yes`, then set real ones (`presence-link destinations set CATEGORY TARGET` or LOG_DESTINATION_*); docs/discord.md',
+  )
 }
 
 /** A sleep that ends early when `signal` aborts. */
@@ -118,9 +149,13 @@ function sleeperOn(signal: AbortSignal): (ms: number) => Promise<void> {
   return (ms) => abortableSleep(ms, signal)
 }
 
-/** Whether a stored destination can be posted to; `discordToken` is DISCORD_TOKEN ('' when there is none). */
-function usableOf(stored: StoredDestination | undefined, discordToken: string): Usable {
+/**
+ * Whether a stored destination can be posted to; `discordToken` is DISCORD_TOKEN ('' when there is none), `sandbox`
+ * whether this consumer runs against the sandbox (only then are the sandbox's destinations posted to).
+ */
+function usableOf(stored: StoredDestination | undefined, discordToken: string, sandbox: boolean): Usable {
   if (stored === undefined) return { ok: false, why: 'none', detail: 'no destination' }
+  if (stored.sandbox && !sandbox) return { ok: false, why: 'sandbox', detail: "the sandbox's destination (presence-link sandbox reset removes it)" }
   if (stored.disabledAt !== null) return { ok: false, why: 'disabled', detail: stored.disabledReason ?? 'disabled' }
   if (!stored.target.ok) return { ok: false, why: 'unavailable', detail: `the stored target ${stored.target.message}` }
   if (stored.target.target.kind === 'channel' && discordToken === '') {
@@ -320,7 +355,7 @@ async function digestPass(run: CategoryRun, usable: Usable & { ok: true }, state
 async function flush(run: CategoryRun): Promise<boolean> {
   const { category, deps, firstSeen } = run
   const { entries, config } = deps
-  const usable = usableOf(await deps.destinations.get(category), config.discordToken)
+  const usable = usableOf(await deps.destinations.get(category), config.discordToken, againstSandbox(config))
   observe(run, usable)
   if (!usable.ok) {
     if (usable.why === 'none' && (await entries.hasPending(category))) await entries.markNoDestination(category)
@@ -368,7 +403,7 @@ async function runCategory(run: CategoryRun): Promise<void> {
         firstSeen.clear()
         leaveDigest(run, null)
         if (!(await lease.acquire())) {
-          if (metrics !== undefined) observe(run, usableOf(await deps.destinations.get(category), deps.config.discordToken))
+          if (metrics !== undefined) observe(run, usableOf(await deps.destinations.get(category), deps.config.discordToken, againstSandbox(deps.config)))
           await run.sleep(ACQUIRE_EVERY_MS)
           continue
         }
@@ -393,6 +428,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner>
   const stop = new AbortController()
   const gate = deps.openGate(holder)
   await seedDestinations(deps)
+  await reportSandboxDestinations(deps)
   const sleep = sleeperOn(stop.signal)
   const loops = LOG_CATEGORIES.map((category) =>
     runCategory({

@@ -93,6 +93,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
     'logLevel', 'redisPrefix', 'robloxUsersApi', 'workerMetricsPort', 'redis',
     'nearCacheEntries', 'openCloudApi', 'pushPublishesPerMinute', 'pushSecret', 'pushSubscriptionSeconds', 'pushWindowMs',
     'logPruneBatchSize', 'logPruneIntervalSeconds', 'logPrunePauseMs', 'logRetentionDays',
+    'sandbox',
   ],
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',

@@ -78,6 +78,8 @@ export interface LogDestinationsTable {
   disabled_at: Date | null
   disabled_reason: string | null
   updated_at: ColumnType<Date, Date | undefined, Date>
+  /** Seeded by a delivery consumer running against the local sandbox (0011); read as 0 or 1. */
+  sandbox: ColumnType<boolean | number, boolean | undefined, boolean>
 }
 
 /** `watchlist`: platform user ids staff want reviewed by the safety check. */
