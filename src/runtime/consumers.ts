@@ -39,7 +39,7 @@ import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildPushTargets } from './services.js'
 import { createPushMetrics } from '../metrics/push-metrics.js'
-import { PushConfigError } from '../push/push-targets.js'
+import { PUSH_REMOVE_WAY_OUT, PushConfigError } from '../push/push-targets.js'
 import { startPublisher, PUSH_LEASE_MS, type PushMetrics } from '../push/publisher.js'
 import { createOpenCloudPublish } from '../push/open-cloud.js'
 import { createPushRateGates } from '../redis/push-rate-gates.js'
@@ -129,8 +129,8 @@ export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<
     const stored = await targets.count()
     throw new PushConfigError(
       config.pushSecret === ''
-        ? `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with`
-        : `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with (${loaded.unreadable[0]!.message})`,
+        ? `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with, ${PUSH_REMOVE_WAY_OUT}`
+        : `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with, ${PUSH_REMOVE_WAY_OUT} (${loaded.unreadable[0]!.message})`,
     )
   }
   const readPath = await startReadPath(ctx, deps.redis)
