@@ -329,6 +329,13 @@ export const COMMANDS: readonly Command[] = [
   { kind: 'process', name: 'gateway', summary: 'the Discord gateway for SHARD_IDS of SHARD_COUNT', args: {}, entry: new URL('../gateway.js', import.meta.url) },
   { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url) },
   adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
+  // Issue 32 (releases): the running release, as build_info reports it.
+  adminCommand({
+    name: 'version',
+    summary: 'the release: version, commit, Node and the newest migration (build_info reports the same)',
+    args: {},
+    run: async () => (await import('./version-command.js')).versionCommand(),
+  }),
   KEYS,
   PUSH,
   CODES,
