@@ -14,7 +14,6 @@ import { openDatabase } from '../runtime/storage.js'
 import { migrateWithRetry } from '../mysql/migrate.js'
 import { openCliRedis } from './cli-redis.js'
 import { usage, type CommandOutput } from './command.js'
-import { runCommand } from './dispatch.js'
 
 /** Who runs the CLI, for moderation trails: `cli:<login name>`. */
 export function operatorName(): string {
@@ -60,11 +59,6 @@ export async function migrateCommand(ctx: ProcessContext): Promise<CommandOutput
   return { lines: ['migrated: up to date'], exitCode: 0 }
 }
 
-/** `presence-link keys ARGS` in this process. */
-export function keysCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['keys', ...args])
-}
-
 /** `presence-link keys list`. */
 export async function listKeysCommand(ctx: ProcessContext): Promise<CommandOutput> {
   const db = await openDatabase(ctx, 2)
@@ -101,11 +95,6 @@ async function codeService(ctx: ProcessContext): Promise<CodeService> {
   return buildCodeService(db, createCodeCache(redis, ctx.keys))
 }
 
-/** `presence-link codes ARGS` in this process. */
-export function codesCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['codes', ...args])
-}
-
 /** `presence-link codes issue|rotate --chat-user ID`. */
 export async function userCodeCommand(ctx: ProcessContext, sub: 'issue' | 'rotate', user: string | undefined): Promise<CommandOutput> {
   const actor = { source: 'cli', name: operatorName() }
@@ -132,11 +121,6 @@ export async function codeCommand(ctx: ProcessContext, sub: 'show' | CodeAction,
   const result = await codes.act(code, sub, actor)
   if (!result.ok) return fail(`${sub} ${code}: ${describeRefusal(result.reason)}`)
   return { lines: [...describeCode({ ...(await codes.show(code))! })], exitCode: 0 }
-}
-
-/** `presence-link guilds ARGS` in this process. */
-export function guildsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['guilds', ...args])
 }
 
 /**

@@ -10,7 +10,6 @@ import type { ProcessContext } from '../runtime/process-context.js'
 import { openDatabase } from '../runtime/storage.js'
 import { operatorName, readCodeArgument, SNOWFLAKE } from './admin-commands.js'
 import { usage, type CommandOutput } from './command.js'
-import { runCommand } from './dispatch.js'
 
 function fail(message: string): CommandOutput {
   return { lines: [`error: ${message}`], exitCode: 1 }
@@ -27,11 +26,6 @@ export function parseSince(value: string | undefined): Date | null {
   if (new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d || m < 1 || m > 12) return null
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? null : new Date(ms)
-}
-
-/** `presence-link destinations ARGS` in this process. */
-export function destinationsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['destinations', ...args])
 }
 
 /** `presence-link destinations list`. */
@@ -88,11 +82,6 @@ export async function changeDestinationCommand(
   }
 }
 
-/** `presence-link logs ARGS` in this process. */
-export function logsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['logs', ...args])
-}
-
 /** `presence-link logs replay --category C --since T`: sends a category's entries received since T again. */
 export async function replayLogsCommand(ctx: ProcessContext, category: string | undefined, sinceText: string | undefined): Promise<CommandOutput> {
   if (category === undefined || !isLogCategory(category)) return usage('logs replay needs --category server, ingame or moderation')
@@ -104,11 +93,6 @@ export async function replayLogsCommand(ctx: ProcessContext, category: string | 
   }
   const count = await replayEntries(db, category, since)
   return { lines: [`queued ${count} ${category} entries received since ${since.toISOString()} for delivery`], exitCode: 0 }
-}
-
-/** `presence-link watchlist ARGS` in this process. */
-export function watchlistCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['watchlist', ...args])
 }
 
 /** `presence-link watchlist list`. */
@@ -137,11 +121,6 @@ export async function changeWatchlistCommand(
   if (reason !== undefined && (reason.trim() === '' || reason.length > MAX_WATCH_REASON)) return usage(`--reason must be 1-${MAX_WATCH_REASON} characters`)
   const outcome = await addToWatchlist(db, { platformUserId: id, reason: reason?.trim() ?? null, addedBy: operatorName() })
   return { lines: [outcome === 'added' ? `added ${id} to the watchlist` : `${id} was already on the watchlist; reason updated`], exitCode: 0 }
-}
-
-/** `presence-link infractions ARGS` in this process. */
-export function infractionsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['infractions', ...args])
 }
 
 /** `presence-link infractions pardon ID [--reason R]`: the infraction stays in the log but stops counting for safety. */

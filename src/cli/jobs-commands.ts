@@ -4,7 +4,6 @@ import { QUEUE_ARGUMENT_TEXT, QueueName, queuesNamed } from '../queue/names.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { openCliRedis } from './cli-redis.js'
 import { usage, type CommandOutput } from './command.js'
-import { runCommand } from './dispatch.js'
 
 /** Every queue, in the order the commands go through them. */
 export const JOB_QUEUES: readonly QueueName[] = Object.values(QueueName)
@@ -15,11 +14,6 @@ function noQueueNote(name: string): string {
     return 'note: push reads no queue: it publishes changed blocks to Open Cloud messaging; its failures are in the worker\'s log and presence_link_push_failures_total'
   }
   return `note: ${name} reads no queue: it posts stored log entries; \`presence-link destinations list\` counts those that failed and \`presence-link logs replay\` sends them again`
-}
-
-/** `presence-link jobs ARGS` in this process. */
-export function jobsCommand(ctx: ProcessContext, args: readonly string[]): Promise<CommandOutput> {
-  return runCommand(ctx, ['jobs', ...args])
 }
 
 /** A duration as `1d2h`, `3h4m`, `5m6s` or `7s`. */

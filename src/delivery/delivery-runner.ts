@@ -25,8 +25,7 @@
  * with the digest's message id, so none is later posted alone. A digest time that finds few enough waiting (what the
  * interval would show one by one) goes back to posting entry by entry. The mode lives in the lease holder.
  */
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
+import { holderId } from '../lib/holder-id.js'
 import type { Config } from '../config.js'
 import { abortableSleep } from '../lib/abortable-sleep.js'
 import { packMessages, readyCount, type Outgoing, type PackedMessage } from './model/batching.js'
@@ -390,7 +389,7 @@ async function runCategory(run: CategoryRun): Promise<void> {
 export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRunner> {
   const { config, log } = deps
   const now = deps.now ?? Date.now
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const holder = holderId()
   const stop = new AbortController()
   const gate = deps.openGate(holder)
   await seedDestinations(deps)

@@ -7,7 +7,7 @@
 import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import type { Dependency } from '../metrics/metric-names.js'
 import { reportWaiting } from '../lib/part-started.js'
-import type { ProcessContext } from '../runtime/process-context.js'
+import type { ProcessBasics } from '../lib/process-basics.js'
 
 /** Reachability per dependency the process uses. */
 export type DependencyStates = Partial<Record<Dependency, boolean>>
@@ -74,7 +74,7 @@ export function reasonLine(reasons: DependencyReasons): string {
  * Runs `readiness` every few seconds until shutdown, logging each change of what is missing and why (error level)
  * and telling `serve` (part-started.ts).
  */
-export function keepCheckingReadiness(ctx: ProcessContext, readiness: Readiness, everyMs = CHECK_EVERY_MS): void {
+export function keepCheckingReadiness(ctx: ProcessBasics, readiness: Readiness, everyMs = CHECK_EVERY_MS): void {
   let running = false
   let missing = ''
   let reported = ''
@@ -132,7 +132,7 @@ export function partReadyCheck(readiness: Readiness, started: () => boolean): ()
  * started while Redis or MySQL is down (or refuses the login) waits instead of exiting. What is missing and why
  * (MySQL's `Access denied for user ...`) is logged at error level once per change, not per retry, and told to `serve`.
  */
-export async function waitForDependencies(ctx: ProcessContext, readiness: Readiness, prepare?: () => Promise<void>, everyMs = 1000): Promise<void> {
+export async function waitForDependencies(ctx: ProcessBasics, readiness: Readiness, prepare?: () => Promise<void>, everyMs = 1000): Promise<void> {
   let reported = ''
   for (;;) {
     if (ctx.shutdown.closing) throw new Error('shutting down while waiting for dependencies')

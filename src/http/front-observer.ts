@@ -4,9 +4,12 @@
  */
 import type { ErrorCode } from './model/error-codes.js'
 import type { LimitedRoute } from '../redis/rate-limits.js'
+import type { ReadPathObserver } from '../redis/read-path.js'
 
-/** Hooks for metrics; every method is optional. */
-export interface FrontObserver {
+export type { ReadPathState } from '../redis/read-path.js'
+
+/** Hooks for metrics; every method is optional (the read path's own hooks come from src/redis/read-path.ts). */
+export interface FrontObserver extends ReadPathObserver {
   request?(route: string, status: number, seconds: number, error: string | undefined): void
   rateLimited?(route: LimitedRoute): void
   codesPerRequest?(route: 'callbacks' | 'rpc', count: number): void
@@ -17,20 +20,6 @@ export interface FrontObserver {
   replicaShortfall?(write: 'log' | 'bind' | 'audit'): void
   /** A request that presented a valid API key: its key's name, route and status (usage per key). */
   keyRequest?(key: string, route: string, status: number): void
-  /** Codes of one callbacks/rpc/stream lookup answered from the near cache and read from Redis. */
-  nearCache?(hits: number, misses: number): void
-  /** The near cache pushed out its least recently used entry. */
-  nearCacheEvicted?(): void
-  /** Seconds between a change feed message's writer clock and its arrival at this front. */
-  feedLag?(seconds: number): void
-  /** Called once at start with a reader of the read path's state, for gauges read at scrape time. */
-  readPathState?(state: () => ReadPathState): void
-}
-
-/** The read path's state at one moment: near cache entries and whether the change feed is live. */
-export interface ReadPathState {
-  entries: number
-  feedLive: boolean
 }
 
 /** The two kinds of stream (the label `kind` of the stream metrics). */

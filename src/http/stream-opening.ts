@@ -14,8 +14,28 @@ import { ErrorCode } from './model/error-codes.js'
 import { textError, type Reply } from './respond.js'
 import type { HttpRequest, RequestCtx, RouteKit } from './route-kit.js'
 
-/** How long a cut-off slow consumer may still read its last message before its connection is closed. */
+/** How long a cut-off slow consumer may go without reading before its connection is closed. */
 export const SLOW_CONSUMER_GRACE_MS = 5000
+
+/** The longest a cut-off slow consumer that keeps reading, however slowly, may take to read what waits for it. */
+export const SLOW_CONSUMER_MAX_GRACE_MS = 30_000
+
+/**
+ * The grace of a stream cut off as a slow consumer: `close` runs once the client has read nothing for
+ * SLOW_CONSUMER_GRACE_MS, and about SLOW_CONSUMER_MAX_GRACE_MS after the cut at the latest. Counting from the last
+ * progress rather than from the cut gives a client that was only slow (or a machine that was busy) its last message.
+ */
+export function slowConsumerGrace(close: () => void): { progress(): void; stop(): void } {
+  const latest = Date.now() + SLOW_CONSUMER_MAX_GRACE_MS
+  const timer = setTimeout(close, SLOW_CONSUMER_GRACE_MS)
+  timer.unref()
+  return {
+    progress() {
+      if (Date.now() + SLOW_CONSUMER_GRACE_MS <= latest) timer.refresh()
+    },
+    stop: () => clearTimeout(timer),
+  }
+}
 
 /** The stream hub and its hooks, built by the front's runtime. */
 export interface StreamDeps {

@@ -2,7 +2,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { listenOrExplain } from '../lib/listen-port.js'
-import type { ProcessContext } from '../runtime/process-context.js'
+import type { Config } from '../config.js'
+import type { ProcessBasics } from '../lib/process-basics.js'
 
 /** Anything that renders the text format: a prom-client Registry, or the cluster aggregation. */
 export interface MetricsSource {
@@ -27,7 +28,7 @@ export type ReadyCheck = () => Promise<{ status: number; body: string }>
  * Also `GET /healthz` (200 while the process runs) and, given `ready`, `GET /readyz`. A taken port rejects with a
  * PortTakenError (the process exits 98 with one line: runtime/process-context.ts).
  */
-export async function startMetricsServer(ctx: ProcessContext, source: MetricsSource, port: number, ready?: ReadyCheck): Promise<MetricsServer> {
+export async function startMetricsServer(ctx: ProcessBasics & { readonly config: Pick<Config, 'host'> }, source: MetricsSource, port: number, ready?: ReadyCheck): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     const get = req.method === 'GET' || req.method === 'HEAD'

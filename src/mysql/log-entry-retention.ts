@@ -4,7 +4,7 @@
  * a short autocommit one: a window is a plain read (no locks), a DELETE locks only the rows it names by id.
  */
 import { sql } from 'kysely'
-import type { WindowRow } from '../retention/model/prune-plan.js'
+import type { WindowRow } from './model/retention-window.js'
 import type { Db } from './schema.js'
 
 /** The database's clock, the one `created_at` is written with (DEFAULT CURRENT_TIMESTAMP(3)). */

@@ -1,7 +1,9 @@
 /** Every query on `watchlist`: platform (Roblox) user ids staff want reviewed by the safety check. */
 import type { Kysely, Selectable } from 'kysely'
-import { MAX_WATCH_REASON } from '../safety/model/watchlist.js'
 import type { Database, Db, WatchlistTable } from './schema.js'
+
+/** The reason column's width (migration 0003): the commands refuse longer reasons (MAX_WATCH_REASON); this only guards the column. */
+const REASON_CHARS = 200
 
 /** One watched user. */
 export interface WatchEntry {
@@ -16,7 +18,7 @@ export async function addToWatchlist(
   db: Db,
   entry: { platformUserId: string; reason: string | null; addedBy: string },
 ): Promise<'added' | 'updated'> {
-  const reason = entry.reason === null ? null : entry.reason.slice(0, MAX_WATCH_REASON)
+  const reason = entry.reason === null ? null : entry.reason.slice(0, REASON_CHARS)
   const inserted = await db
     .insertInto('watchlist')
     .ignore()

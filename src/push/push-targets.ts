@@ -45,6 +45,21 @@ export class PushConfigError extends Error {
   }
 }
 
+/**
+ * The keys a push publisher starts with. Refuses (PushConfigError) when targets are stored but none of their keys
+ * opens: PUSH_SECRET is missing, or is not the secret they were added with. Some keys unreadable is not a refusal.
+ */
+export async function loadKeysAtStart(targets: PushTargets, secretSet: boolean): Promise<LoadedKeys> {
+  const loaded = await targets.loadKeys()
+  if (loaded.unreadable.length === 0 || loaded.keys.size > 0) return loaded
+  const stored = await targets.count()
+  throw new PushConfigError(
+    secretSet
+      ? `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with, ${PUSH_REMOVE_WAY_OUT} (${loaded.unreadable[0]!.message})`
+      : `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with, ${PUSH_REMOVE_WAY_OUT}`,
+  )
+}
+
 /** Why a command could not act on a target. */
 export type TargetRefusal = 'no_such_key' | 'no_such_target' | 'no_secret'
 

@@ -10,7 +10,9 @@
 import type { NewLogEntry } from '../mysql/log-entry-rows.js'
 import type { StoredLogEntries } from '../mysql/transactions.js'
 import { failureKind } from './model/failure-kind.js'
-import { entryBytes, GROUP_MAX_ROWS, storeIsolating, takeCount, type Poisoned } from './model/log-batch.js'
+import type { Logger } from '../lib/logger.js'
+import { CONSUMER_CONCURRENCY } from './model/consumer-policy.js'
+import { entryBytes, FALLBACK_MAX_ALLOWED_PACKET, GROUP_LINGER_MS, GROUP_MAX_ROWS, GROUP_MIN_ROWS, groupByteBudget, storeIsolating, takeCount, type Poisoned } from './model/log-batch.js'
 
 /** What became of one job's entries. */
 export interface GroupCommitOutcome {
@@ -232,4 +234,29 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
       return new Promise((resolve) => idleWaiters.push(resolve))
     },
   }
+}
+
+/**
+ * The group commit the log and audit consumers share, with the service's settings: groups bounded by the server's
+ * max_allowed_packet (read once; FALLBACK_MAX_ALLOWED_PACKET, with a warning, when it cannot be read), small groups
+ * lingering a little for more, and as many jobs waiting in a group as both consumers can hand it at once.
+ */
+export async function openSharedLogCommit(deps: {
+  storeLogEntries: LogGroupCommitOptions['storeLogEntries']
+  readMaxAllowedPacket: () => Promise<number>
+  log: Logger
+}): Promise<LogGroupCommit> {
+  const packet = await deps.readMaxAllowedPacket().catch((err: Error) => {
+    deps.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
+    return FALLBACK_MAX_ALLOWED_PACKET
+  })
+  return createLogGroupCommit({
+    storeLogEntries: deps.storeLogEntries,
+    maxBytes: groupByteBudget(packet),
+    minRows: GROUP_MIN_ROWS,
+    lingerMs: GROUP_LINGER_MS,
+    // A backlog on either queue fills this many slots at once (the smaller concurrency), so a group never waits while
+    // jobs are queued behind the ones waiting in it.
+    maxWaitingJobs: Math.min(CONSUMER_CONCURRENCY.log, CONSUMER_CONCURRENCY.audit),
+  })
 }

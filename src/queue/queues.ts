@@ -94,12 +94,15 @@ export function createEventRequeue(queues: ReadonlyMap<string, Queue>): (queueNa
   }
 }
 
+/** What the queue gauges read of a queue: its counts by state and its oldest jobs. */
+export type GaugedQueue = Pick<Queue, 'getJobCounts' | 'getJobs'>
+
 /**
  * When the oldest job of `queue` that is waiting, delayed, active or failed was accepted (epoch ms); null when there
  * is none. Peeks the head of each state (one range read each, and one hash read per job found), never a scan; a
  * delayed or failed set is ordered by run or fail time, so its head is the oldest accepted only approximately.
  */
-export async function oldestUnfinishedJob(queue: Queue): Promise<number | null> {
+export async function oldestUnfinishedJob(queue: Pick<Queue, 'getJobs'>): Promise<number | null> {
   const heads = await queue.getJobs(['wait', 'prioritized', 'delayed', 'active', 'failed'], 0, 0, true)
   let oldest: number | null = null
   for (const job of heads) if (job !== undefined && (oldest === null || job.timestamp < oldest)) oldest = job.timestamp

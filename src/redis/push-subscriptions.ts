@@ -5,7 +5,7 @@
  * push-universes.lua). Lost on purpose when Redis restarts empty: servers renew theirs within PUSH_SUBSCRIPTION_SECONDS.
  */
 import type { Redis } from 'ioredis'
-import { decodeSubscription, encodeSubscriptionCodes, subscriptionField, type ServerSubscription } from '../push/model/subscription.js'
+import { decodeSubscription, encodeSubscriptionCodes, subscriptionField, type ServerSubscription } from './model/push-subscription.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 

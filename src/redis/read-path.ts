@@ -3,18 +3,41 @@
  * the near cache they keep current, and the lookup over them. Streams use the same feed, marks and lookup.
  */
 import type { Redis } from 'ioredis'
-import type { FrontObserver } from '../http/front-observer.js'
 import { createNearCache, type NearCache } from '../presence/model/near-cache.js'
 import { followChangeFeed, type ChangeFeed } from './change-feed.js'
 import { createRedis } from './connection.js'
 import { reconnectWhenSilent } from './silence-watch.js'
 import { createCodeLookup, type CodeLookup } from './code-lookup.js'
 import { watchShardMarks, type ShardMarks } from './shard-marks.js'
-import type { ProcessContext } from '../runtime/process-context.js'
-import { watchRedisClient } from './redis-watch.js'
+import type { Config } from '../config.js'
+import type { ProcessBasics } from '../lib/process-basics.js'
+import type { RedisKeys } from './keys.js'
+import { watchRedisClient, type RedisWatch } from './redis-watch.js'
 
-/** What the read path reports, for metrics (the front's observer has these hooks). */
-export type ReadPathObserver = Pick<FrontObserver, 'nearCache' | 'nearCacheEvicted' | 'feedLag' | 'readPathState'>
+/** What the read path reports, for metrics; every method is optional (the front's observer extends it). */
+export interface ReadPathObserver {
+  /** Codes of one callbacks/rpc/stream lookup answered from the near cache and read from Redis. */
+  nearCache?(hits: number, misses: number): void
+  /** The near cache pushed out its least recently used entry. */
+  nearCacheEvicted?(): void
+  /** Seconds between a change feed message's writer clock and its arrival at this front. */
+  feedLag?(seconds: number): void
+  /** Called once at start with a reader of the read path's state, for gauges read at scrape time. */
+  readPathState?(state: () => ReadPathState): void
+}
+
+/** The read path's state at one moment: near cache entries and whether the change feed is live. */
+export interface ReadPathState {
+  entries: number
+  feedLive: boolean
+}
+
+/** What the read path takes of its process: its basics, the Redis settings and keys, the connection watch. */
+export interface ReadPathContext extends ProcessBasics {
+  readonly config: Pick<Config, 'redis' | 'nearCacheEntries'>
+  readonly keys: RedisKeys
+  readonly redisWatch: RedisWatch
+}
 
 /** A started read path. */
 export interface ReadPath {
@@ -28,7 +51,7 @@ export interface ReadPath {
  * Starts the feed follower and the marks watcher over `redis` (for the marks and reads) and a new subscriber
  * connection, named `<process>:feed:<REDIS_PREFIX>`, and wires them to a near cache of NEAR_CACHE_ENTRIES.
  */
-export async function startReadPath(ctx: ProcessContext, redis: Redis, observer?: ReadPathObserver): Promise<ReadPath> {
+export async function startReadPath(ctx: ReadPathContext, redis: Redis, observer?: ReadPathObserver): Promise<ReadPath> {
   const { config, keys, log } = ctx
   const near = createNearCache(config.nearCacheEntries, () => observer?.nearCacheEvicted?.())
   const subscriber = createRedis(config.redis, 'worker', `${ctx.name}:feed:${keys.prefix}`)

@@ -20,15 +20,14 @@ import { createTransactions } from '../mysql/transactions.js'
 import { createBindJobProcessor } from '../queue/bind-processor.js'
 import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
-import { createLogGroupCommit } from '../queue/log-group-commit.js'
+import { openSharedLogCommit } from '../queue/log-group-commit.js'
 import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-processor.js'
-import { FALLBACK_MAX_ALLOWED_PACKET, GROUP_LINGER_MS, GROUP_MIN_ROWS, groupByteBudget } from '../queue/model/log-batch.js'
 import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
 import { closeQueueHandles, createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
-import { registerQueueMetrics } from '../queue/queue-gauges.js'
+import { registerQueueMetrics } from '../metrics/queue-gauges.js'
 import { registerReplicationMetrics } from '../metrics/replication-metrics.js'
 import { createReplicationReader } from '../redis/replication-reader.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
@@ -39,15 +38,14 @@ import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildPushTargets } from './services.js'
 import { createPushMetrics } from '../metrics/push-metrics.js'
-import { PUSH_REMOVE_WAY_OUT, PushConfigError } from '../push/push-targets.js'
+import { loadKeysAtStart } from '../push/push-targets.js'
 import { startPublisher, PUSH_LEASE_MS, type PushMetrics } from '../push/publisher.js'
 import { createOpenCloudPublish } from '../push/open-cloud.js'
 import { createPushRateGates } from '../redis/push-rate-gates.js'
 import { createPushSentBlocks } from '../redis/push-sent-blocks.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
 import { startReadPath } from '../redis/read-path.js'
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
+import { holderId } from '../lib/holder-id.js'
 import { keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 import { createRetentionMetrics } from '../metrics/retention-metrics.js'
 import { createRetentionRows } from '../mysql/log-entry-retention.js'
@@ -94,22 +92,14 @@ export function startDeliveryConsumer(deps: {
  */
 async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, volume?: LogVolumeMetrics): Promise<LogProcessorDeps> {
   const transactions = createTransactions(db)
-  const packet = await readMaxAllowedPacket(db).catch((err: Error) => {
-    ctx.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
-    return FALLBACK_MAX_ALLOWED_PACKET
-  })
-  const commit = createLogGroupCommit({
+  const commit = await openSharedLogCommit({
     storeLogEntries: async (entries) => {
       const stored = await transactions.storeLogEntries(entries)
       volume?.stored(entries, stored.created)
       return stored
     },
-    maxBytes: groupByteBudget(packet),
-    minRows: GROUP_MIN_ROWS,
-    lingerMs: GROUP_LINGER_MS,
-    // The log and audit consumers share the group commit. A backlog on either queue fills this many slots at once (the
-    // smaller concurrency), so a group never waits while jobs are queued behind the ones waiting in it.
-    maxWaitingJobs: Math.min(CONSUMER_CONCURRENCY.log, CONSUMER_CONCURRENCY.audit),
+    readMaxAllowedPacket: () => readMaxAllowedPacket(db),
+    log: ctx.log,
   })
   const queues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
   return { commit, requeue: createEventRequeue(queues), log: ctx.log }
@@ -124,17 +114,9 @@ async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, red
 export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<{ close(): Promise<void> }> {
   const { config, keys, log } = ctx
   const targets = buildPushTargets(deps.db, config.pushSecret, config.openCloudApi)
-  const loaded = await targets.loadKeys()
-  if (loaded.unreadable.length > 0 && loaded.keys.size === 0) {
-    const stored = await targets.count()
-    throw new PushConfigError(
-      config.pushSecret === ''
-        ? `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with, ${PUSH_REMOVE_WAY_OUT}`
-        : `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with, ${PUSH_REMOVE_WAY_OUT} (${loaded.unreadable[0]!.message})`,
-    )
-  }
+  const loaded = await loadKeysAtStart(targets, config.pushSecret !== '')
   const readPath = await startReadPath(ctx, deps.redis)
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const holder = holderId()
   const publisher = startPublisher({
     feed: readPath.feed,
     lookup: readPath.lookup,
@@ -157,7 +139,7 @@ export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<
  * every worker) in Redis; it closes through the shutdown registry, before the clients it uses.
  */
 export function startLogPrunerFor(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: Registry }): LogPruner {
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const holder = holderId()
   const pruner = startLogPruner({
     rows: createRetentionRows(deps.db),
     turn: createLogPruneTurn(deps.redis, ctx.keys, holder),

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { codesCommand, keysCommand } from '../../src/cli/admin-commands.js'
+import { codesCommand, keysCommand } from '../../src/cli/in-process.js'
 import { getText, postJson, startStack, type Stack } from '../helpers/stack.js'
 
 let stack: Stack

@@ -1,6 +1,7 @@
 /** `presence-link infractions list` and `pardon` against real MariaDB: filters and columns; a pardon marks the row and keeps it; bad input explained. */
 import t from 'tap'
-import { describeInfraction, infractionsCommand } from '../../src/cli/delivery-commands.js'
+import { describeInfraction } from '../../src/cli/delivery-commands.js'
+import { infractionsCommand } from '../../src/cli/in-process.js'
 import { insertLogEntry } from '../../src/mysql/log-entry-rows.js'
 import { countInfractionsOfPerson, insertInfraction } from '../../src/mysql/infraction-rows.js'
 import { startStack, type Stack } from '../helpers/stack.js'

@@ -1,6 +1,7 @@
 /** The destinations, logs and watchlist CLI commands against real MariaDB and a delivery consumer. */
 import t from 'tap'
-import { destinationsCommand, logsCommand, parseSince, watchlistCommand } from '../../src/cli/delivery-commands.js'
+import { parseSince } from '../../src/cli/delivery-commands.js'
+import { destinationsCommand, logsCommand, watchlistCommand } from '../../src/cli/in-process.js'
 import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { disableDestination, getDestination } from '../../src/mysql/destination-rows.js'
 import { startStack, type Stack } from '../helpers/stack.js'

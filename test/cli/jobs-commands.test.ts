@@ -3,7 +3,7 @@
  * it, as `presence-link worker` and the docs name them, against real Redis and BullMQ.
  */
 import t from 'tap'
-import { jobsCommand } from '../../src/cli/jobs-commands.js'
+import { jobsCommand } from '../../src/cli/in-process.js'
 import { CONSUMER_QUEUES, QueueName, queuesNamed } from '../../src/queue/names.js'
 import { createNotifyConsumer } from '../../src/queue/notify.js'
 import { createQueue } from '../../src/queue/queues.js'

@@ -6,7 +6,7 @@
  */
 import { Registry } from 'prom-client'
 import t from 'tap'
-import { destinationsCommand, logsCommand } from '../../src/cli/delivery-commands.js'
+import { destinationsCommand, logsCommand } from '../../src/cli/in-process.js'
 import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics.js'
 import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { DefaultIds } from '../../src/sandbox/world.js'

@@ -1,7 +1,7 @@
 /** The delivery consumer end to end against the Discord sandbox: order, batching, refusals, takeover and metrics. */
 import t from 'tap'
 import { Registry } from 'prom-client'
-import { destinationsCommand, logsCommand } from '../../src/cli/delivery-commands.js'
+import { destinationsCommand, logsCommand } from '../../src/cli/in-process.js'
 import { startDeliveryConsumer } from '../../src/runtime/consumers.js'
 import { createDeliveryMetrics } from '../../src/metrics/delivery-metrics.js'
 import { JobName, QueueName } from '../../src/queue/names.js'

@@ -1,6 +1,6 @@
 /** Audit events of whitelisted guilds to server-log entries, through the real gateway and the sandbox. */
 import t from 'tap'
-import { guildsCommand } from '../../src/cli/admin-commands.js'
+import { guildsCommand } from '../../src/cli/in-process.js'
 import { startGateway } from '../../src/runtime/gateway-runtime.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { createProcessContext } from '../../src/runtime/process-context.js'

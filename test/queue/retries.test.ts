@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely'
 import t from 'tap'
-import { jobsCommand } from '../../src/cli/jobs-commands.js'
+import { jobsCommand } from '../../src/cli/in-process.js'
 import type { RetryPolicy } from '../../src/queue/model/failure-kind.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { QueueName } from '../../src/queue/names.js'

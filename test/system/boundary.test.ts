@@ -2,7 +2,9 @@
  * The house's boundaries, checked on every source file under src/ and workers/: only the infrastructure rooms
  * (mysql/, redis/, queue/, runtime/) and the entry points import the database, Redis and queue clients; every
  * `model/` folder is pure: it imports only other `model/` files and valibot (no I/O, no clock or randomness from
- * outside, nothing of the features around it); every file opens with a header comment.
+ * outside, nothing of the features around it); only the entry points, the CLI and runtime/ itself import runtime/
+ * (the wiring sits on top: a feature takes narrow shapes, never the process); no files import each other in a
+ * circle; every file opens with a header comment.
  */
 import { readFileSync } from 'node:fs'
 import { join, normalize, posix, relative } from 'node:path'
@@ -18,6 +20,9 @@ const CLIENTS = ['kysely', 'mysql2', 'ioredis', 'bullmq']
 /** Rooms and files allowed to import those clients. */
 const CLIENT_ROOMS = ['src/mysql/', 'src/redis/', 'src/queue/', 'src/runtime/']
 const ENTRY_POINTS = ['src/serve.ts', 'src/front.ts', 'src/gateway.ts', 'src/sandbox.ts', 'src/cli.ts', 'workers/worker.ts']
+
+/** Rooms allowed to import runtime/ (the wiring), besides the entry points. */
+const RUNTIME_USERS = ['src/runtime/', 'src/cli/']
 
 /** The only packages a `model/` file may import: the rest is I/O, a client or another room's concern. */
 const PURE_PACKAGES = ['valibot']
@@ -47,7 +52,11 @@ export function boundaryProblems(path: string, text: string): string[] {
   if (!/^(?:#![^\n]*\n)?\s*(?:\/\*|\/\/)/.test(text)) problems.push(`${path}: does not open with a header comment`)
   const pure = isModel(path)
   const clientsAllowed = within(path, CLIENT_ROOMS) || ENTRY_POINTS.includes(path)
+  const runtimeAllowed = within(path, RUNTIME_USERS) || ENTRY_POINTS.includes(path)
   for (const specifier of specifiersOf(text)) {
+    if (!runtimeAllowed && specifier.startsWith('.') && posix.normalize(posix.join(posix.dirname(path), specifier)).startsWith('src/runtime/')) {
+      problems.push(`${path}: imports ${specifier}; only entry points, cli/ and runtime/ import runtime/ (take narrow shapes instead)`)
+    }
     if (!clientsAllowed) {
       const client = CLIENTS.find((name) => packageMatches(specifier, name))
       if (client !== undefined) problems.push(`${path}: imports ${client}; only mysql/, redis/, queue/, runtime/ and entry points may`)
@@ -63,6 +72,59 @@ export function boundaryProblems(path: string, text: string): string[] {
   return problems
 }
 
+/** The import circles among `files` (repository-relative paths to their texts): each as the files in it, sorted. */
+export function importCircles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>()
+  for (const [path, text] of files) {
+    const targets = specifiersOf(text)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => posix.normalize(posix.join(posix.dirname(path), s)).replace(/\.js$/, '.ts'))
+      .filter((target) => files.has(target))
+    edges.set(path, targets)
+  }
+  // Tarjan's strongly connected components: a component of more than one file (or a file importing itself) is a circle.
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const circles: string[][] = []
+  const visit = (v: string): void => {
+    index.set(v, next)
+    low.set(v, next++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w)
+      component.push(w)
+      if (w === v) break
+    }
+    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) circles.push(component.sort())
+  }
+  for (const v of edges.keys()) if (!index.has(v)) visit(v)
+  return circles
+}
+
+t.test('the circle finder finds circles and only them', async (t) => {
+  const files = new Map([
+    ['src/a/x.ts', "import { y } from './y.js'"],
+    ['src/a/y.ts', "import { z } from '../b/z.js'"],
+    ['src/b/z.ts', "const m = () => import('../a/x.js')"],
+    ['src/b/w.ts', "import { z } from './z.js'"],
+    ['src/c/self.ts', "export { s } from './self.js'"],
+  ])
+  t.same(importCircles(files), [['src/a/x.ts', 'src/a/y.ts', 'src/b/z.ts'], ['src/c/self.ts']])
+  t.same(importCircles(new Map([...files].filter(([p]) => p !== 'src/b/z.ts' && p !== 'src/c/self.ts'))), [])
+})
+
 t.test('the checker catches each kind of violation', async (t) => {
   const cases: Array<[string, string, string, RegExp]> = [
     ['src/http/x.ts', '/** h */\nimport type { Redis } from "ioredis"\n', 'a type-only client import in a feature', /imports ioredis/],
@@ -75,6 +137,7 @@ t.test('the checker catches each kind of violation', async (t) => {
     ['src/queue/model/x.ts', '/** h */\nimport type { Job } from \'bullmq\'\n', 'a type-only client import in a model of a client room', /model\/ is pure/],
     ['src/queue/model/x.ts', '/** h */\nimport { createQueue } from \'../queues.js\'\n', 'a model reaching into its own room', /not in a model\/ folder/],
     ['src/http/model/x.ts', '/** h */\nimport { x } from \'../respond.js\'\n', 'a model reaching into the HTTP layer', /not in a model\/ folder/],
+    ['src/health/x.ts', '/** h */\nimport type { ProcessContext } from \'../runtime/process-context.js\'\n', 'a feature importing the wiring', /only entry points, cli\/ and runtime\/ import runtime\//],
     ['src/presence/model/deep/x.ts', '/** h */\nimport { y } from \'../../read-path.js\'\n', 'a nested model file reaching out', /not in a model\/ folder/],
     ['src/http/x.ts', 'import * as v from \'valibot\'\n', 'a file without a header', /header comment/],
   ]
@@ -85,6 +148,7 @@ t.test('the checker catches each kind of violation', async (t) => {
     ['src/http/model/x.ts', '// h\nimport { CODE_PATTERN } from \'../../codes/model/codes.js\'\nimport * as v from \'valibot\'\n', 'a model using another room\'s model and valibot'],
     ['src/codes/model/x.ts', '/** h */\nimport { isCode } from \'./codes.js\'\n', 'a model using its own model'],
     ['src/http/respond.ts', '/** h */\nimport { ErrorCode } from \'./model/error-codes.js\'\n', 'a feature using its model'],
+    ['src/cli/x.ts', '/** h */\nimport type { ProcessContext } from \'../runtime/process-context.js\'\n', 'the CLI using the wiring'],
   ]
   for (const [path, text, what] of allowed) t.same(boundaryProblems(path, text), [], what)
 })
@@ -96,4 +160,9 @@ t.test('every file under src/ and workers/ keeps to the boundaries', async (t) =
   t.same(problems, [], 'no boundary problems')
   t.ok(files.filter(isModel).length > 30, `${files.filter(isModel).length} files in model/ folders are checked as pure`)
   t.ok(files.every((f) => relative(ROOT, join(ROOT, f)) === f), 'paths are repository-relative')
+})
+
+t.test('no source files import each other in a circle (dynamic imports count)', async (t) => {
+  const files = [...sourceFiles('src'), ...sourceFiles('workers')].map((path) => normalize(path).split('\\').join('/'))
+  t.same(importCircles(new Map(files.map((path) => [path, readFileSync(join(ROOT, path), 'utf8')]))), [])
 })

@@ -3,6 +3,7 @@
  * (the spec's bind table plus the staff and user transitions it leaves open). Transitions return results;
  * they never throw for expected outcomes.
  */
+import * as v from 'valibot'
 
 /** Characters a code may be made of: every code ever issued, and everything the API accepts, is 4 of these. */
 export const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
@@ -25,6 +26,9 @@ export const CODE_PATTERN = new RegExp(`^${CODE_FORMAT}$`)
 
 /** How the code format is described to people, in API errors and chat replies. */
 export const CODE_FORMAT_TEXT = '4 characters, each A-Z or 0-9'
+
+/** A code: exactly 4 characters A-Z or 0-9. The one code schema every request and job schema uses. */
+export const CodeSchema = v.pipe(v.string('must be a string'), v.regex(CODE_PATTERN, `must be ${CODE_FORMAT_TEXT}`))
 
 /** Lifecycle state of a stored code; "bound" is not a state but `platformUserId !== null`. */
 export type CodeState = 'active' | 'banned' | 'invalidated' | 'revoked'

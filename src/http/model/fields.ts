@@ -1,6 +1,6 @@
 /** Field rules shared by the request schemas, with the limits documented in docs/api.md. */
 import * as v from 'valibot'
-import { CODE_FORMAT_TEXT, CODE_PATTERN } from '../../codes/model/codes.js'
+import { CodeSchema } from '../../codes/model/codes.js'
 
 /** Field length limits (characters). */
 export const FieldLimit = {
@@ -14,8 +14,8 @@ export const FieldLimit = {
 const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/
 const ANY_CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/
 
-/** A code: exactly 4 characters A-Z or 0-9. The one code schema every request and job schema uses. */
-export const CodeSchema = v.pipe(v.string('must be a string'), v.regex(CODE_PATTERN, `must be ${CODE_FORMAT_TEXT}`))
+/** A code (its schema lives with the code's rules, in src/codes/model/codes.ts). */
+export { CodeSchema }
 
 /** A Roblox username: 3-20 letters, digits or underscores. */
 export const PlatformUsernameSchema = v.pipe(

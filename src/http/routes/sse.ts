@@ -8,7 +8,7 @@ import { SSE_HEARTBEAT, sseBlock, sseError, type StreamView } from '../../stream
 import type { StreamSink } from '../../streams/stream-hub.js'
 import { ErrorCode } from '../model/error-codes.js'
 import type { EventStream, HttpApp, RequestCtx, RouteKit } from '../route-kit.js'
-import { SLOW_CONSUMER_GRACE_MS, type StreamOpening } from '../stream-opening.js'
+import { slowConsumerGrace, type StreamOpening } from '../stream-opening.js'
 
 const HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }
 
@@ -32,11 +32,13 @@ function follow(opening: StreamOpening, stream: EventStream, ctx: RequestCtx, vi
   let seq = 0
   let cut = false
   let ended = false
+  let grace: { progress(): void } | undefined
   const write = (chunk: string) => {
     const size = Buffer.byteLength(chunk)
     buffered += size
     stream.write(chunk, () => {
       buffered -= size
+      grace?.progress()
     })
   }
   const sink: StreamSink = {
@@ -61,7 +63,7 @@ function follow(opening: StreamOpening, stream: EventStream, ctx: RequestCtx, vi
     write(sseError(ErrorCode.SlowConsumer, opening.slowConsumerMessage()))
     hub.unsubscribe(sink, codes)
     stream.end()
-    setTimeout(() => open.end(), SLOW_CONSUMER_GRACE_MS).unref()
+    grace = slowConsumerGrace(() => open.end())
   }
   stream.onClose(() => {
     if (ended) return

@@ -11,7 +11,7 @@ import type { StreamSink } from '../../streams/stream-hub.js'
 import { ErrorCode } from '../model/error-codes.js'
 import { jsonError } from '../respond.js'
 import type { HttpApp, RouteKit, WebSocketConnection } from '../route-kit.js'
-import { SLOW_CONSUMER_GRACE_MS, type StreamOpening } from '../stream-opening.js'
+import { slowConsumerGrace, type StreamOpening } from '../stream-opening.js'
 
 /** Messages a WebSocket client may have waiting to be handled before it is disconnected. */
 const MAX_QUEUED_MESSAGES = 64
@@ -89,8 +89,8 @@ function follow(opening: StreamOpening, kit: RouteKit, ws: WebSocketConnection, 
       if (ws.buffered > config.streamMaxBufferedBytes) cutOff()
     },
   }
-  // The close frame waits until what is buffered (the last message included) has been sent, for at most
-  // SLOW_CONSUMER_GRACE_MS as an SSE stream does: uWS drops what is still buffered a few seconds after a close, so
+  // The close frame waits until what is buffered (the last message included) has been sent, while the client reads
+  // (slowConsumerGrace), as an SSE stream does: uWS drops what is still buffered a few seconds after a close, so
   // closing at once would lose the `slow_consumer` message for a client that was only slow.
   const cutOff = () => {
     cut = true
@@ -99,13 +99,13 @@ function follow(opening: StreamOpening, kit: RouteKit, ws: WebSocketConnection, 
     log.info({ reqId: requestId, client, buffered: ws.buffered }, 'stream cut off: slow consumer')
     ws.send(wsError(ErrorCode.SlowConsumer, opening.slowConsumerMessage()))
     const closeCut = () => {
-      clearTimeout(grace)
+      grace.stop()
       if (!ended) close(1008, ErrorCode.SlowConsumer)
     }
-    const grace = setTimeout(closeCut, SLOW_CONSUMER_GRACE_MS)
-    grace.unref()
+    const grace = slowConsumerGrace(closeCut)
     ws.on('drain', () => {
       if (ws.buffered === 0) closeCut()
+      else grace.progress()
     })
   }
   const close = (status: number, reason: string) => {

@@ -1,12 +1,10 @@
 /**
- * Push subscriptions, pure: the request body of `POST /api/v1/push/subscriptions`, and how one server's subscription
- * is stored in its universe's hash (`{p}:push:subs:{universe}`, src/redis/keys.ts):
- *
- * - field `KEYID|SERVERID`: the API key's id (12 characters a-z0-9, or `bootstrap`) and the server's JobId
- * - value `EXPIRESMS|CODE,CODE,...`: when it lapses (Redis's clock, epoch ms) and the codes it declared
+ * Push subscriptions, pure: the request body of `POST /api/v1/push/subscriptions`, and what a universe's live
+ * subscriptions add up to (how each is stored in Redis: src/redis/model/push-subscription.ts).
  */
 import * as v from 'valibot'
 import { CODE_FORMAT_TEXT, isCode } from '../../codes/model/codes.js'
+import type { ServerSubscription } from '../../redis/model/push-subscription.js'
 
 /** Most codes one server declares in one subscription. */
 export const MAX_SUBSCRIPTION_CODES = 200
@@ -34,40 +32,9 @@ export const SubscriptionRequestSchema = v.object({
 /** A subscription body as validated. */
 export type SubscriptionRequest = v.InferOutput<typeof SubscriptionRequestSchema>
 
-/** The hash field of one server's subscription. */
-export function subscriptionField(keyId: string, serverId: string): string {
-  return `${keyId}|${serverId}`
-}
-
 /** The codes of a subscription value, each once, in the order first given. */
 export function distinctCodes(codes: readonly string[]): string[] {
   return [...new Set(codes)]
-}
-
-/** Encodes a subscription value: its codes (the expiry is added by the script, from Redis's clock). */
-export function encodeSubscriptionCodes(codes: readonly string[]): string {
-  return codes.join(',')
-}
-
-/** One server's live subscription as read back. */
-export interface ServerSubscription {
-  readonly keyId: string
-  readonly serverId: string
-  readonly expiresAtMs: number
-  readonly codes: readonly string[]
-}
-
-/** Decodes a field and its value; null for anything malformed (skipped by readers). */
-export function decodeSubscription(field: string, value: string): ServerSubscription | null {
-  const bar = field.indexOf('|')
-  const at = value.indexOf('|')
-  if (bar <= 0 || at <= 0) return null
-  const expiresAtMs = Number(value.slice(0, at))
-  if (!Number.isSafeInteger(expiresAtMs)) return null
-  const list = value.slice(at + 1)
-  const codes = list === '' ? [] : list.split(',')
-  if (!codes.every(isCode)) return null
-  return { keyId: field.slice(0, bar), serverId: field.slice(bar + 1), expiresAtMs, codes }
 }
 
 /** What a universe's live subscriptions add up to: the servers seen, and each code declared with how many servers hold it. */

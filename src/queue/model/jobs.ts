@@ -1,8 +1,7 @@
 /** Job payloads and results, validated again where they are read: a payload that fails can never succeed. */
 import * as v from 'valibot'
 import { isLogCategory, LOG_CATEGORIES } from './log-categories.js'
-import { CodeSchema } from '../../http/model/fields.js'
-import { isCode } from '../../codes/model/codes.js'
+import { CodeSchema, isCode } from '../../codes/model/codes.js'
 
 /** A bind job. */
 export const BindJobSchema = v.object({

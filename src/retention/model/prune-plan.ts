@@ -3,6 +3,7 @@
  * window of entries read in id order (delete, keep as an infraction's evidence, keep because its delivery is pending,
  * or stop: the cutoff is reached), the running tally of a prune and its report line for the CLI and the log.
  */
+import type { WindowRow } from '../../mysql/model/retention-window.js'
 
 /** Shortest retention accepted (days): as long as BullMQ keeps failed jobs, so a redriven job still finds its dedupe key. */
 export const MIN_RETENTION_DAYS = 7
@@ -26,15 +27,8 @@ export function retentionDaysProblem(days: number): string | null {
   return null
 }
 
-/** One entry of a window, as the prune reads it. */
-export interface WindowRow {
-  id: string
-  createdAt: Date
-  /** True while the delivery consumer has yet to post it (its destination may be disabled). */
-  pending: boolean
-  /** True when an infraction names it as its evidence (the foreign key forbids deleting it anyway). */
-  referenced: boolean
-}
+/** One entry of a window, as the prune reads it (the storage's shape, src/mysql/model/retention-window.ts). */
+export type { WindowRow }
 
 /** What to do with one window. */
 export interface WindowPlan {

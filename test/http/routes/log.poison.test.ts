@@ -6,7 +6,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { parseApiKey } from '../../../src/auth/api-key.js'
-import { jobsCommand } from '../../../src/cli/jobs-commands.js'
+import { jobsCommand } from '../../../src/cli/in-process.js'
 import { createLogger } from '../../../src/lib/logger.js'
 import { idempotentLogJobId } from '../../../src/queue/log-idempotency.js'
 import type { RetryPolicy } from '../../../src/queue/model/failure-kind.js'

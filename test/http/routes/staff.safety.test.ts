@@ -1,6 +1,6 @@
 /** POST /api/v1/safety over HTTP: verdicts, reasons and Threat Detection entries. */
 import t from 'tap'
-import { destinationsCommand, watchlistCommand } from '../../../src/cli/delivery-commands.js'
+import { destinationsCommand, watchlistCommand } from '../../../src/cli/in-process.js'
 import type { Sandbox } from '../../../src/sandbox/create-sandbox.js'
 import { DefaultIds } from '../../../src/sandbox/world.js'
 import { deliveryStack, recorded, startSandbox } from '../../helpers/delivery-harness.js'
