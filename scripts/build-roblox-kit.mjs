@@ -215,6 +215,11 @@ export function render(tree) {
   return `${lines.join('\n')}\n`
 }
 
+/** The line printed for a written file: its size in bytes as written (UTF-8), not its length in characters. */
+export function wroteLine(name, text) {
+  return `wrote ${name} (${Buffer.byteLength(text, 'utf8')} bytes)`
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const outputs = [
     [OUT, 'clients/roblox/PresenceLink.rbxmx', render(kit())],
@@ -240,7 +245,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   } else {
     for (const [path, name, text] of outputs) {
       writeFileSync(path, text)
-      process.stdout.write(`wrote ${name} (${text.length} bytes)\n`)
+      process.stdout.write(`${wroteLine(name, text)}\n`)
     }
   }
 }

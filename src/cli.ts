@@ -28,10 +28,11 @@ if (resolved.kind === 'print') {
   process.argv = [process.argv[0]!, fileURLToPath(entry), ...resolved.argv]
   await import(entry.href)
 } else {
-  const [{ loadConfig }, { createLogger }, { createProcessContext }] = await Promise.all([
+  const [{ loadConfig }, { createLogger }, { createProcessContext }, { commandErrorLine }] = await Promise.all([
     import('./config.js'),
     import('./lib/logger.js'),
     import('./runtime/process-context.js'),
+    import('./cli/model/connection-error.js'),
   ])
   const config = loadConfig()
   // Logs go to stderr: stdout is the command's result, read by scripts (`KEY=$(presence-link keys create ... | tail -1)`).
@@ -40,7 +41,7 @@ if (resolved.kind === 'print') {
   try {
     out = await runResolved(ctx, resolved)
   } catch (err) {
-    out = { lines: [`error: ${(err as Error).message}`], exitCode: 1 }
+    out = { lines: [commandErrorLine(err)], exitCode: 1 }
   }
   await ctx.shutdown.run('done')
   await write(out)

@@ -183,7 +183,8 @@ const EnvEntries = v.object({
   SANDBOX: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['on', 'off', 'auto'], 'SANDBOX must be on, off or auto')), 'auto'),
   // Required once a push target exists (checked by `push add` and by the worker's push consumer at start, which see MySQL).
   PUSH_SECRET: v.optional(v.pipe(v.string(), v.check((s) => s === '' || s.length >= 32, 'PUSH_SECRET must be at least 32 characters (openssl rand -hex 32 makes one)')), ''),
-  OPEN_CLOUD_API: v.optional(urlString('OPEN_CLOUD_API', ['http:', 'https:']), 'https://apis.roblox.com'),
+  // Unset: Roblox's, or the sandbox's in sandbox mode (openCloudApiDefault), so `push test` there never reaches Roblox.
+  OPEN_CLOUD_API: v.optional(urlString('OPEN_CLOUD_API', ['http:', 'https:'])),
   PUSH_WINDOW_MS: v.optional(intString('PUSH_WINDOW_MS', 100, 10000), '1000'),
   PUSH_SUBSCRIPTION_SECONDS: v.optional(intString('PUSH_SUBSCRIPTION_SECONDS', 10, 3600), '120'),
   // Roblox allows 5,000 publishes per minute per key owner (every key of that user or group together).
@@ -317,6 +318,19 @@ export function describeRedisTarget(target: RedisTarget): string {
  */
 export function hostDefault(production: boolean): string {
   return production ? '0.0.0.0' : '127.0.0.1'
+}
+
+/**
+ * Whether serve runs against the local sandbox: on purpose (SANDBOX=on) or, outside production, when no bot token is
+ * set. A production deployment that lost its token must not quietly serve a fake Discord.
+ */
+export function inSandboxMode(c: { sandbox: 'on' | 'off' | 'auto'; discordToken: string; production: boolean }): boolean {
+  return c.sandbox === 'on' || (c.sandbox === 'auto' && c.discordToken === '' && !c.production)
+}
+
+/** OPEN_CLOUD_API when it is not set: the sandbox's Open Cloud in sandbox mode (`push test` included), else Roblox's. */
+export function openCloudApiDefault(sandboxMode: boolean, sandboxPort: number): string {
+  return sandboxMode ? `http://127.0.0.1:${sandboxPort}/open-cloud` : 'https://apis.roblox.com'
 }
 
 /** The validated, frozen configuration. */
@@ -503,7 +517,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       production: o.NODE_ENV === 'production',
       sandbox: o.SANDBOX,
       pushSecret: o.PUSH_SECRET,
-      openCloudApi: o.OPEN_CLOUD_API.replace(/\/+$/, ''),
+      openCloudApi: (
+        o.OPEN_CLOUD_API ?? openCloudApiDefault(inSandboxMode({ sandbox: o.SANDBOX, discordToken: o.DISCORD_TOKEN, production: o.NODE_ENV === 'production' }), o.SANDBOX_PORT)
+      ).replace(/\/+$/, ''),
       pushWindowMs: o.PUSH_WINDOW_MS,
       pushSubscriptionSeconds: o.PUSH_SUBSCRIPTION_SECONDS,
       pushPublishesPerMinute: o.PUSH_PUBLISHES_PER_MINUTE,

@@ -1,7 +1,8 @@
 /**
  * Entry point: the Discord gateway (presence, slash commands, audit events, bound-code DMs) for SHARD_IDS. Its
  * metrics port also answers /healthz and /readyz (Redis, MySQL, Discord) from the start; the gateway logs in once
- * Redis and MySQL answer. When Discord refuses the token or the intents, at login or later, it logs one line naming
+ * Redis and MySQL answer and Discord answers over the network (until then it waits, one line per cause naming
+ * DISCORD_API). When Discord refuses the token or the intents, at login or later, it logs one line naming
  * the fix and exits with 78.
  */
 import { botIntents } from './gateway/model/bot-intents.js'
@@ -13,7 +14,8 @@ import { startMetricsServer } from './metrics/metrics-server.js'
 import { createMetricsRegistry } from './metrics/registry.js'
 import { shardsReady } from './gateway/shard-status.js'
 import { startGateway, type GatewayRuntime } from './runtime/gateway-runtime.js'
-import { announceStarted, CONFIG_REFUSED_EXIT, reportStartFailed } from './lib/part-started.js'
+import { announceStarted, CONFIG_REFUSED_EXIT, reportStartFailed, reportWaiting } from './lib/part-started.js'
+import { waitForDiscord } from './gateway/discord-reachability.js'
 import { runProcess, type ProcessContext } from './runtime/process-context.js'
 import { createReadiness, keepCheckingReadiness, partReadyCheck, waitForDependencies } from './health/readiness.js'
 import { redisCheck } from './redis/connection.js'
@@ -35,6 +37,11 @@ await runProcess('gateway', async (ctx) => {
   const readiness = createReadiness({ ...storage, discord: async () => gateway !== undefined && shardsReady(gateway.client) }, gauge)
   const metrics = await startMetricsServer(ctx, registry, ctx.config.gatewayMetricsPort, partReadyCheck(readiness, () => gateway !== undefined))
   await waitForDependencies(ctx, createReadiness(storage), () => ensureDatabase(ctx.config.databaseUrl))
+  // A Discord the network cannot reach is waited for (one line per cause), not a failed start that serve restarts.
+  const stopWaiting = new AbortController()
+  ctx.shutdown.register('discord-wait', () => stopWaiting.abort())
+  await waitForDiscord({ api: ctx.config.discordApi, log: ctx.log, signal: stopWaiting.signal, onWaiting: reportWaiting })
+  if (ctx.shutdown.closing) return
   try {
     gateway = await startGateway(ctx, (presenceEntries) => createGatewayMetrics(registry, { presenceEntries }))
   } catch (err) {

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { loadConfig } from './config.js'
+import { inSandboxMode, loadConfig } from './config.js'
 import { createLogger } from './lib/logger.js'
 import { PORT_TAKEN_EXIT, portTakenMessage, type TakenPort } from './lib/listen-port.js'
 import { restartDelayMs } from './lib/model/restart-backoff.js'
@@ -32,7 +32,7 @@ interface Part {
 
 // The sandbox (src/sandbox.ts) runs on purpose (SANDBOX=on) or, outside production, when no bot token is set. A
 // production deployment that lost its token must not quietly serve a fake Discord, so it stops and says why.
-const sandboxMode = config.sandbox === 'on' || (config.sandbox === 'auto' && config.discordToken === '' && !config.production)
+const sandboxMode = inSandboxMode(config)
 if (!sandboxMode && config.discordToken === '') {
   const why = config.production ? 'NODE_ENV is production' : 'SANDBOX is off'
   process.stderr.write(

@@ -212,7 +212,7 @@ t.test('with Redis out of reach, every command that needs it fails at once: one 
     results.push(...(await Promise.all(lines.slice(i, i + 2).map((l) => run(l, undefined, { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'info' }, 20_000)))))
   }
   for (const [i, out] of results.entries()) {
-    t.same(out, { code: 1, stdout: '', stderr: `error: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED)\n` }, lines[i]!.join(' '))
+    t.same(out, { code: 1, stdout: '', stderr: `error: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED); check REDIS_URL\n` }, lines[i]!.join(' '))
   }
   t.notOk((await keyNames()).includes('no-redis'), 'no key half-created')
 })

@@ -75,6 +75,22 @@ t.test('NODE_ENV and SANDBOX decide whether serve may use the sandbox', async (t
   t.same(parseConfig({ SANDBOX: 'yes' }), { ok: false, problems: ['SANDBOX: SANDBOX must be on, off or auto'] })
 })
 
+t.test('OPEN_CLOUD_API unset: the sandbox\'s Open Cloud in sandbox mode (push test never reaches Roblox there), else Roblox\'s', async (t) => {
+  const cases: Array<[string, Record<string, string>, string]> = [
+    ['no token, outside production: the sandbox on SANDBOX_PORT', {}, 'http://127.0.0.1:8090/open-cloud'],
+    ['another SANDBOX_PORT', { SANDBOX_PORT: '9191' }, 'http://127.0.0.1:9191/open-cloud'],
+    ['SANDBOX=on with a token', { SANDBOX: 'on', DISCORD_TOKEN: 'a-token' }, 'http://127.0.0.1:8090/open-cloud'],
+    ['a token', { DISCORD_TOKEN: 'a-token' }, 'https://apis.roblox.com'],
+    ['production without a token', { NODE_ENV: 'production' }, 'https://apis.roblox.com'],
+    ['SANDBOX=off', { SANDBOX: 'off' }, 'https://apis.roblox.com'],
+    ['set explicitly, in sandbox mode too', { OPEN_CLOUD_API: 'https://open-cloud.example/' }, 'https://open-cloud.example'],
+  ]
+  for (const [name, env, api] of cases) {
+    const r = parseConfig(env)
+    t.equal(r.ok ? r.config.openCloudApi : r.problems.join('; '), api, name)
+  }
+})
+
 t.test('each LOG_DESTINATION_* is checked on its own, with DISCORD_API, in the order of the variables', async (t) => {
   const hook = 'https://discord.com/api/webhooks/100000000000000001/tok'
   const r = parseConfig({

@@ -48,7 +48,7 @@ t.test('the server refuses the password (so the cases below mean something)', as
 t.test('keys list, migrate and codes show print the server\'s reason on stderr and exit 1', async (t) => {
   const [host, port] = [new URL(wrongUrl).hostname, new URL(wrongUrl).port]
   for (const args of [['keys', 'list'], ['migrate'], ['codes', 'show', 'ABCD']]) {
-    t.same(await cli(args), { code: 1, stdout: '', stderr: `error: cannot open MySQL at ${host}:${port}: ${refusal}\n` }, args.join(' '))
+    t.same(await cli(args), { code: 1, stdout: '', stderr: `error: cannot open MySQL at ${host}:${port}: ${refusal}; check DATABASE_URL\n` }, args.join(' '))
   }
 })
 

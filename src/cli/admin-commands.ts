@@ -11,6 +11,7 @@ import { createGuildSet } from '../redis/guild-set.js'
 import type { ProcessContext } from '../runtime/process-context.js'
 import { buildApiKeyService, buildCodeService, buildGuildWhitelist } from '../runtime/services.js'
 import { openDatabase } from '../runtime/storage.js'
+import { migrateWithRetry } from '../mysql/migrate.js'
 import { openCliRedis } from './cli-redis.js'
 import { usage, type CommandOutput } from './command.js'
 
@@ -52,9 +53,9 @@ export function readCodeArgument(typed: string | undefined): string | undefined 
   return code !== undefined && isCode(code) ? code : undefined
 }
 
-/** `presence-link migrate`. */
+/** `presence-link migrate`: tries again while the connection is lost under it (a server still settling), as the parts wait. */
 export async function migrateCommand(ctx: ProcessContext): Promise<CommandOutput> {
-  await openDatabase(ctx, 1)
+  await migrateWithRetry(ctx.config.databaseUrl, (reason, retryInMs) => ctx.log.warn({ reason, retryInMs }, 'migrate: the MySQL connection was lost; trying again'))
   return { lines: ['migrated: up to date'], exitCode: 0 }
 }
 

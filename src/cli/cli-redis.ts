@@ -16,7 +16,7 @@ export type CliRedis = ReturnType<typeof createRedis>
 
 /**
  * Opens a fail-fast connection for one command and registers its close. Rejects with `cannot reach Redis at
- * HOST:PORT (REASON)` when it is not ready within CLI_REDIS_WAIT_MS.
+ * HOST:PORT (REASON); check REDIS_URL` (or REDIS_SENTINELS) when it is not ready within CLI_REDIS_WAIT_MS.
  */
 export async function openCliRedis(ctx: ProcessContext): Promise<CliRedis> {
   const redis = createRedis(ctx.config.redis, 'request', `${ctx.name}:cli`)
@@ -39,7 +39,8 @@ export async function openCliRedis(ctx: ProcessContext): Promise<CliRedis> {
   if (!ready) {
     redis.disconnect()
     const reason = lastError === undefined ? `no answer within ${CLI_REDIS_WAIT_MS / 1000} s` : errorCode(lastError)
-    throw new Error(`cannot reach Redis at ${describeRedisTarget(ctx.config.redis)} (${reason})`)
+    const variable = ctx.config.redis.kind === 'sentinel' ? 'REDIS_SENTINELS' : 'REDIS_URL'
+    throw new Error(`cannot reach Redis at ${describeRedisTarget(ctx.config.redis)} (${reason}); check ${variable}`)
   }
   ctx.shutdown.register('redis:cli', async () => {
     await redis.quit().catch(() => redis.disconnect())

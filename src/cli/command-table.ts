@@ -359,6 +359,12 @@ export const COMMANDS: readonly Command[] = [
   { kind: 'process', ...SANDBOX_COMMAND, entry: new URL('../sandbox.js', import.meta.url), commands: SANDBOX_ADMIN },
   adminCommand({ name: 'migrate', summary: 'migrate the database to the latest schema', args: {}, run: async (ctx) => (await admin()).migrateCommand(ctx) }),
   ...BACKUP_COMMANDS,
+  adminCommand({
+    name: 'version',
+    summary: 'the release: version, commit, Node and the newest migration (build_info reports the same)',
+    args: {},
+    run: async () => (await import('./version-command.js')).versionCommand(),
+  }),
   KEYS,
   PUSH,
   CODES,

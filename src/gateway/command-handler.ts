@@ -98,8 +98,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
           deps.onHolderChanged(i.user.id)
           return reply('unlinked', { code: c.code, link: c.platformUsername === null ? '' : reply('unlinkedLink', { username: c.platformUsername }) })
         })
-      default:
+      case 'staff':
         return staff(i)
+      default:
+        // A command this bot does not have (one registered by an older release, or by another program with the
+        // same application): say so, rather than treating it as a staff command and refusing the member.
+        log.info({ guild: i.guildId, user: i.user.id, command: i.commandName }, 'unknown slash command')
+        return reply('unknownCommand', { name: i.commandName })
     }
   }
 

@@ -106,6 +106,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       observer?.keyRequest?.(ctx.keyName, ctx.route, reply.status)
       deps.usage?.record(ctx.keyName, ctx.route, reply.status)
     }
+    // Balancers and serve probe health several times a second: a failing /readyz is logged once per change of reason
+    // (health/readiness.ts, keepCheckingReadiness), not once per probe.
+    if (ctx.route === 'readyz' || ctx.route === 'healthz') return
     // A 503 while Redis is down is expected: the outage itself is logged once, not once per request at error level.
     if (reply.status >= 500 && reply.error !== ErrorCode.ServiceUnavailable) log.error({ reqId: ctx.requestId, route: ctx.route, status: reply.status, ip: ctx.ip, error: reply.error }, 'request failed')
     else if (reply.status >= 400 || ctx.route === 'bind' || ctx.route === 'log') {

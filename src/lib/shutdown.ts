@@ -31,8 +31,10 @@ export function createShutdown(log: Logger, deadlineMs = 10_000): Shutdown {
       running ??= (async () => {
         log.info({ reason }, 'shutting down')
         let clean = true
+        let current = ''
         const all = (async () => {
           for (const c of [...closers].reverse()) {
+            current = c.name
             try {
               await c.close()
             } catch (err) {
@@ -49,7 +51,7 @@ export function createShutdown(log: Logger, deadlineMs = 10_000): Shutdown {
         const outcome = await Promise.race([all.then(() => 'done' as const), deadline])
         clearTimeout(timer)
         if (outcome === 'deadline') {
-          log.error({ deadlineMs }, 'shutdown deadline passed')
+          log.error({ deadlineMs, closer: current }, 'shutdown deadline passed')
           return false
         }
         return clean

@@ -27,7 +27,8 @@ export class UnreadableKeyError extends Error {
   constructor(target: TargetId) {
     super(
       `PUSH_SECRET cannot decrypt the Open Cloud key of universe ${target.universeId}: it is not the secret the key was stored with ` +
-        '(or the stored row was altered). Set the PUSH_SECRET it was added with, or add the key again with `presence-link push add`',
+        '(or the stored row was altered). Set the PUSH_SECRET it was added with, add the key again with `presence-link push add`, ' +
+        'or stop pushing to it with `presence-link push remove`',
     )
     this.name = 'UnreadableKeyError'
   }

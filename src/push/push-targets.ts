@@ -34,6 +34,9 @@ export interface LoadedKeys {
   unreadable: Array<{ keyName: string; universeId: number; message: string }>
 }
 
+/** The other way out of a PUSH_SECRET refusal: stop pushing to the targets whose keys cannot be read. */
+export const PUSH_REMOVE_WAY_OUT = 'or stop pushing to them: `presence-link push remove --key NAME --universe ID` for each (`push list` names them), then add them again with `push add` if wanted'
+
 /** The push configuration refused at a worker's start (PUSH_SECRET missing or wrong while targets exist): exit 78. */
 export class PushConfigError extends Error {
   constructor(message: string) {
@@ -52,8 +55,8 @@ export async function loadKeysAtStart(targets: PushTargets, secretSet: boolean):
   const stored = await targets.count()
   throw new PushConfigError(
     secretSet
-      ? `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with (${loaded.unreadable[0]!.message})`
-      : `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with`,
+      ? `PUSH_SECRET: it opens none of the ${stored} stored Open Cloud keys: it is not the secret they were added with, ${PUSH_REMOVE_WAY_OUT} (${loaded.unreadable[0]!.message})`
+      : `PUSH_SECRET: required once any push target exists (${stored} stored; \`presence-link push list\`): set the secret they were added with, ${PUSH_REMOVE_WAY_OUT}`,
   )
 }
 

@@ -23,6 +23,16 @@ export function createQueue(name: QueueName, connection: Redis, prefix: string):
   return new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })
 }
 
+/**
+ * Closes BullMQ handles at shutdown; while Redis is down (`redisUp` false) it leaves them instead: they hold nothing
+ * to flush then, and BullMQ's close waits for the connection to be ready again, which would run out the shutdown
+ * deadline. The process exits right after, ending their connections.
+ */
+export async function closeQueueHandles(handles: ReadonlyArray<{ close(): Promise<void> }>, redisUp: () => boolean): Promise<void> {
+  if (!redisUp()) return
+  await Promise.all(handles.map((h) => h.close()))
+}
+
 /** Creates the event stream listener a producer needs to wait for results. */
 export function createQueueEvents(name: QueueName, connection: Redis, prefix: string): QueueEvents {
   return new QueueEvents(name, { connection, prefix })

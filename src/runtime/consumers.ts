@@ -25,7 +25,7 @@ import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-proce
 import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
-import { createEventRequeue } from '../queue/queues.js'
+import { closeQueueHandles, createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { registerQueueMetrics } from '../metrics/queue-gauges.js'
 import { registerReplicationMetrics } from '../metrics/replication-metrics.js'
@@ -216,8 +216,9 @@ export async function startConsumers(
     const worker = createJobConsumer({ name, processor, connection, prefix: ctx.keys.bullPrefix, log: ctx.log, retry: options.retry })
     // Connection errors are logged once per outage by the watch; BullMQ repeats them at every reconnect attempt.
     watchBull(ctx.redisWatch, `consumer-${name}`, worker)
-    // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed.
-    ctx.shutdown.register(`consumer:${name}`, () => worker.close())
+    // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed; with Redis down no
+    // job can be acknowledged anyway, and BullMQ hands an unfinished one out again once it is back.
+    ctx.shutdown.register(`consumer:${name}`, () => closeQueueHandles([worker], () => connection.status === 'ready'))
     await worker.waitUntilReady()
     started.set(name, worker)
     ctx.log.info({ queue: name, concurrency: CONSUMER_CONCURRENCY[name] }, 'consumer started')

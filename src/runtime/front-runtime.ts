@@ -7,7 +7,7 @@ import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { createLogBatcher } from '../queue/log-batcher.js'
 import { QueueName } from '../queue/names.js'
-import { createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
+import { closeQueueHandles, createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCache } from '../redis/api-key-cache.js'
@@ -64,9 +64,7 @@ export async function startFront(
   watchBull(ctx.redisWatch, 'front-queue', bindQueue)
   watchBull(ctx.redisWatch, 'front-queue', logQueue)
   watchBull(ctx.redisWatch, 'front-events', bindEvents)
-  ctx.shutdown.register('queues', async () => {
-    await Promise.all([bindQueue.close(), logQueue.close(), bindEvents.close()])
-  })
+  ctx.shutdown.register('queues', () => closeQueueHandles([bindQueue, logQueue, bindEvents], () => queueRedis.status === 'ready' && eventsRedis.status === 'ready'))
   // "Accepted" means on REDIS_WRITE_REPLICAS replicas too: WAIT on the queue connection, which made the writes.
   const replicaWait = createReplicaWait(queueRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,

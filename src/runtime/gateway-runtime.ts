@@ -21,7 +21,7 @@ import { createInfractionRows } from '../mysql/infraction-rows.js'
 import { createWatchlistRows } from '../mysql/watchlist-rows.js'
 import { JobName, QueueName } from '../queue/names.js'
 import { createNotifyConsumer } from '../queue/notify.js'
-import { createLogProducer } from '../queue/queues.js'
+import { closeQueueHandles, createLogProducer } from '../queue/queues.js'
 import { publishGatewayWhitelist } from '../redis/gateway-whitelist.js'
 import { createMessageCache } from '../redis/message-cache.js'
 import { createPresenceStore } from '../redis/presence-store.js'
@@ -109,16 +109,18 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   })
   const refusals = watchRefusals(client, log)
 
+  const notifyRedis = await openRedis(ctx, 'worker', 'notify')
   const notifier = createNotifyConsumer({
-    connection: await openRedis(ctx, 'worker', 'notify'),
+    connection: notifyRedis,
     prefix: keys.bullPrefix,
     send: createBoundNotifier(client, config.gamePlatformName),
     log,
   })
   watchBull(ctx.redisWatch, 'notify', notifier)
   ctx.shutdown.register('discord', async () => {
-    await notifier.close()
-    await sync.stop([...config.shardIds])
+    await closeQueueHandles([notifier], () => notifyRedis.status === 'ready')
+    // With Redis down the shards' liveness marks cannot be cleared; they lapse by themselves.
+    await sync.stop([...config.shardIds]).catch((err: Error) => log.warn({ err: err.message }, 'shard marks not cleared (Redis is down); they lapse by themselves'))
     await client.destroy()
   })
 

@@ -85,6 +85,7 @@ t.test('a wrong PUSH_SECRET cannot decrypt the key: a clear error, and no key pr
   const out = await push(['test', '--key', 'test-server', '--universe', '4567'], wrong)
   t.equal(out.exitCode, 1)
   t.match(out.lines[0], /^error: PUSH_SECRET cannot decrypt the Open Cloud key of universe 4567: it is not the secret the key was stored with/)
+  t.match(out.lines[0], /or stop pushing to it with `presence-link push remove`$/, 'names push remove as the other way out')
   t.notOk(out.lines.join('\n').includes(OPEN_CLOUD_KEY))
 })
 

@@ -165,6 +165,15 @@ t.test('staff commands', async (t) => {
   })
 })
 
+t.test('an unknown slash command is answered as unknown, not as a staff refusal', async (t) => {
+  const out = await command(await nextUserMember(), 'frobnicate')
+  t.equal(
+    out.content,
+    "Unknown command /frobnicate: this bot has /code, /pause, /resume and /unlink (and /staff for staff). A command removed from the bot can stay in Discord's list for a while; it does nothing.",
+  )
+  t.notMatch(out.content, /Only staff/)
+})
+
 t.test('binding a code DMs its user; "This wasn\'t me" invalidates it and writes a moderation entry', async (t) => {
   const user = nextUser()
   const code = await g.codeFor(user, 'dmuser')

@@ -27,6 +27,7 @@ t.test('a worker with push targets and no usable PUSH_SECRET', async (t) => {
     const worker = startPart(t, entry('workers/worker.ts'), env(''), ['push'])
     const line = await worker.waitFor((e) => typeof e.msg === 'string' && e.msg.startsWith('worker cannot start'), 120_000, 'the refusal')
     t.match(line.msg, /^worker cannot start: PUSH_SECRET: required once any push target exists \(1 stored; `presence-link push list`\)/)
+    t.match(line.msg, /or stop pushing to them: `presence-link push remove --key NAME --universe ID`/, 'names push remove as the other way out')
     t.equal(await worker.stop(), 78)
   })
 
@@ -34,6 +35,7 @@ t.test('a worker with push targets and no usable PUSH_SECRET', async (t) => {
     const worker = startPart(t, entry('workers/worker.ts'), env('a-wrong-secret-of-more-than-32-chars-xx'), ['push'])
     const line = await worker.waitFor((e) => typeof e.msg === 'string' && e.msg.startsWith('worker cannot start'), 120_000, 'the refusal')
     t.match(line.msg, /PUSH_SECRET: it opens none of the 1 stored Open Cloud keys: it is not the secret they were added with/)
+    t.match(line.msg, /`presence-link push remove --key NAME --universe ID`/, 'names push remove as the other way out')
     t.notMatch(worker.lines().join('\n'), /open-cloud-key-0123456789/, 'the key is never printed')
     t.equal(await worker.stop(), 78)
   })

@@ -41,6 +41,9 @@ export const REPLIES = Object.freeze({
   failed: 'Something went wrong; try again in a moment.',
   staffWrongGuild: 'Staff commands work only in the staff server of this service.',
   staffOnly: 'Only staff can use this command.',
+  unknownCommand:
+    'Unknown command /{name}: this bot has /code, /pause, /resume and /unlink (and /staff for staff). ' +
+    'A command removed from the bot can stay in Discord\'s list for a while; it does nothing.',
   staffUserOrCode: 'Give either a user or a code.',
   staffBadCode: 'A code is 4 characters, A-Z or 0-9.',
   staffNoSuchCode: 'No such code.',

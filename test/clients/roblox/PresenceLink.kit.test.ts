@@ -9,8 +9,9 @@
  * and character references, tags closed in order, one root.
  */
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { runLuauScenario } from '../../helpers/luau-scenario.js'
@@ -247,6 +248,14 @@ t.test('the committed kit and single script are what npm run build:roblox writes
   const single = read('clients/roblox/PresenceLink.single.lua')
   for (const f of ['init.lua', ...childFiles()]) t.ok(single.includes(read(`${MODULE_DIR}/${f}`).trimEnd()), `the single script holds ${f} unchanged`)
   t.match(JSON.parse(read('package.json')).scripts['build:roblox'], /^node scripts\/build-roblox-kit\.mjs$/)
+})
+
+t.test('npm run build:roblox reports bytes as written, not characters', async (t) => {
+  const { wroteLine } = (await import(pathToFileURL(join(ROOT, 'scripts/build-roblox-kit.mjs')).href)) as { wroteLine: (name: string, text: string) => string }
+  t.equal(wroteLine('x.lua', 'a\u00e9\u2014\u{1F600}'), 'wrote x.lua (10 bytes)', '1 + 2 + 3 + 4 bytes in UTF-8, 5 UTF-16 units')
+  for (const file of ['clients/roblox/PresenceLink.rbxmx', 'clients/roblox/PresenceLink.single.lua']) {
+    t.equal(wroteLine(file, read(file)), `wrote ${file} (${statSync(join(ROOT, file)).size} bytes)`, `${file}: the size on disk`)
+  }
 })
 
 t.test('one placement everywhere: a ModuleScript PresenceLink directly in ServerScriptService', async (t) => {
