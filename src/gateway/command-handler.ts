@@ -5,7 +5,8 @@
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { isCode, type CodeAction } from '../codes/model/codes.js'
-import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from './model/replies.js'
+import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, shareReply, staffInfo, type DmOutcome } from './model/replies.js'
+import { isShareSetting } from '../presence/model/share.js'
 import { PLATFORM_USER_ID } from '../safety/model/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
@@ -25,7 +26,7 @@ export interface CommandHandlerDeps {
   log: Logger
   /** Sends a DM (the rotated code goes to its owner this way). */
   sendDm(userId: string, content: string): Promise<DmOutcome>
-  /** Called after a user's code changed hands, so their presence is refreshed or cleared. */
+  /** Called after a user's code changed hands or share setting, so their presence is refreshed or cleared. */
   onHolderChanged(userId: string): void
 }
 
@@ -93,6 +94,15 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         return ownAction(i, 'pause', () => reply('paused'))
       case 'resume':
         return ownAction(i, 'resume', () => reply('resumed'))
+      case 'share': {
+        const share = i.options.getString('show', true)
+        if (!isShareSetting(share)) return reply('failed')
+        const change = await codes.setShare(i.user.id, share)
+        if (change.outcome === 'no_code') return reply('noCode')
+        // The change dropped the stored presence; this writes it again under the new setting.
+        if (change.outcome === 'changed') deps.onHolderChanged(i.user.id)
+        return shareReply(share, change.outcome === 'changed', change.next.paused)
+      }
       case 'unlink':
         return ownAction(i, 'unlink', (c) => {
           deps.onHolderChanged(i.user.id)

@@ -26,12 +26,12 @@ export interface CodeCache {
 }
 
 const args = (records: readonly VersionedCode[]): string[] =>
-  records.flatMap((r) => [r.code, String(r.version), r.chatUserId, encodeCachedCode(r)])
+  records.flatMap((r) => [r.code, String(r.version), r.chatUserId, encodeCachedCode(r), r.share ?? ''])
 
 /** Creates the cache over a Redis client. */
 export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
   const put = luaCommand(redis, 'code-put')
-  const scriptKeys = [keys.codes, keys.holders, keys.presence]
+  const scriptKeys = [keys.codes, keys.holders, keys.presence, keys.share]
   const cache: CodeCache = {
     async put(record) {
       // The feed message goes out from inside the script: no crash can leave the write made and the fronts' views of it unannounced.

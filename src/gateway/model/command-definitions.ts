@@ -21,6 +21,26 @@ export const USER_COMMANDS = [
   { name: 'pause', description: 'Hide your activity from games (they see "Detection Paused")', type: 1, dm_permission: false },
   { name: 'resume', description: 'Show your activity in games again', type: 1, dm_permission: false },
   { name: 'unlink', description: 'Remove the link to your game account and retire your code', type: 1, dm_permission: false },
+  {
+    name: 'share',
+    description: 'Choose what games see of your activity',
+    type: 1,
+    dm_permission: false,
+    options: [
+      {
+        type: 3,
+        name: 'show',
+        description: 'What games may see',
+        required: true,
+        choices: [
+          { name: 'everything (games, music, videos, streams)', value: 'everything' },
+          { name: 'games only (Playing, Competing)', value: 'games' },
+          { name: 'media only (Listening, Watching, Streaming)', value: 'media' },
+          { name: 'nothing (games see "No activity detected")', value: 'nothing' },
+        ],
+      },
+    ],
+  },
 ] as const
 
 /** `/staff`: registered only in the staff guilds. */

@@ -4,6 +4,7 @@
  * handler. Placeholders are `{name}`; no template contains a literal brace.
  */
 import { describeRefusal, type ActionRefusal, type CodeRecord } from '../../codes/model/codes.js'
+import { describeShare, type ShareSetting } from '../../presence/model/share.js'
 
 /** Every reply and DM template, by key. */
 export const REPLIES = Object.freeze({
@@ -26,6 +27,9 @@ export const REPLIES = Object.freeze({
   nothingChanged: 'Nothing changed: {reason}.',
   paused: 'Detection paused: games now see "Detection Paused". Use /resume to undo.',
   resumed: 'Detection resumed: games see your activity again.',
+  shared: 'Games now see {what}.{paused}',
+  sharedUnchanged: 'Nothing changed: games already see {what}.{paused}',
+  sharePausedNote: '\nDetection is paused, so for now they see "Detection Paused"; /resume shows what you chose.',
   unlinked: 'Your code **{code}** is retired{link}. Use /code to get a new one.',
   unlinkedLink: ' and its link to **{username}** removed',
   unlinkBanned:
@@ -117,6 +121,11 @@ export function codeReply(record: CodeRecord, created: boolean, gamePlatformName
     return reply('codeLinked', { code, platform, username: record.platformUsername ?? record.platformUserId, paused })
   }
   return reply(created ? 'codeNew' : 'codeShown', { code, platform, paused })
+}
+
+/** The reply to `/share`: what games now see (and that a pause still hides it). */
+export function shareReply(share: ShareSetting, changed: boolean, paused: boolean): string {
+  return reply(changed ? 'shared' : 'sharedUnchanged', { what: describeShare(share), paused: paused ? REPLIES.sharePausedNote : '' })
 }
 
 /** The DM sent when a code gets bound. */
