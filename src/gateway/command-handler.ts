@@ -2,17 +2,18 @@
  * Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. Staff commands
  * act only in the staff guilds and never show a user's full code.
  */
-import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
+import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type InteractionEditReplyOptions } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { isCode, type CodeAction } from '../codes/model/codes.js'
-import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, shareReply, staffInfo, type DmOutcome } from './model/replies.js'
+import { codeReply, forgetAsk, maskCode, refusedReply, reply, rotatedDm, rotatedReply, shareReply, staffInfo, type DmOutcome } from './model/replies.js'
 import { isShareSetting } from '../presence/model/share.js'
 import { PLATFORM_USER_ID } from '../safety/model/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
 import type { InfractionRows } from '../mysql/infraction-rows.js'
 import type { WatchlistRows } from '../mysql/watchlist-rows.js'
-import { NOT_ME_PREFIX } from './model/command-definitions.js'
+import { FORGET_PREFIX, forgetButtons, NOT_ME_PREFIX } from './model/command-definitions.js'
+import type { ForgetService } from '../privacy/forget-service.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {
@@ -26,11 +27,16 @@ export interface CommandHandlerDeps {
   log: Logger
   /** Sends a DM (the rotated code goes to its owner this way). */
   sendDm(userId: string, content: string): Promise<DmOutcome>
+  /** A user's erasure (`/forget` and its button). */
+  forget: Pick<ForgetService, 'about' | 'forget'>
   /** Called after a user's code changed hands or share setting, so their presence is refreshed or cleared. */
   onHolderChanged(userId: string): void
 }
 
 const NO_MENTIONS = { parse: [] as [] }
+
+/** A reply: text, or text with message components (buttons). */
+type Answer = string | { content: string; components: object[] }
 const RECENT_INFRACTIONS = 5
 
 function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
@@ -83,7 +89,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     return done(live)
   }
 
-  const user = async (i: ChatInputCommandInteraction): Promise<string> => {
+  const user = async (i: ChatInputCommandInteraction): Promise<Answer> => {
     switch (i.commandName) {
       case 'code': {
         const { code, created } = await codes.issue(i.user.id)
@@ -102,6 +108,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         // The change dropped the stored presence; this writes it again under the new setting.
         if (change.outcome === 'changed') deps.onHolderChanged(i.user.id)
         return shareReply(share, change.outcome === 'changed', change.next.paused)
+      }
+      case 'forget': {
+        // Asks first: nothing changes until the button is pressed.
+        const about = await deps.forget.about(i.user.id)
+        if (about.codes.length === 0 && about.infractions === 0) return reply('forgetNothing')
+        return { content: forgetAsk(about.codes, about.infractions, deps.gamePlatformName), components: forgetButtons(i.user.id) }
       }
       case 'unlink':
         return ownAction(i, 'unlink', (c) => {
@@ -167,11 +179,27 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     return reply(result.reason === 'banned' ? 'notMeBanned' : result.reason === 'invalidated' ? 'notMeAlready' : 'notMeRetired', { code })
   }
 
+  const forgetPressed = async (i: ButtonInteraction): Promise<string> => {
+    const [answer, userId] = i.customId.slice(FORGET_PREFIX.length).split(':')
+    if (userId !== i.user.id) return reply('notForYou')
+    if (answer !== 'yes') return reply('forgetCancelled')
+    const erased = await deps.forget.forget(i.user.id, { source: 'discord' })
+    deps.onHolderChanged(i.user.id)
+    log.info({ codes: erased.codes.length, infractions: erased.infractions, pushSubscriptions: erased.pushSubscriptions }, 'a chat user erased their data')
+    return reply('forgetDone', { count: erased.codes.length })
+  }
+
   return async (interaction) => {
     try {
       if (interaction.isChatInputCommand()) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
-        await interaction.editReply({ content: await user(interaction), allowedMentions: NO_MENTIONS })
+        const answer = await user(interaction)
+        const message = typeof answer === 'string' ? { content: answer } : { content: answer.content, components: answer.components as InteractionEditReplyOptions['components'] }
+        await interaction.editReply({ ...message, allowedMentions: NO_MENTIONS })
+      } else if (interaction.isButton() && interaction.customId.startsWith(FORGET_PREFIX)) {
+        // The question's message becomes the answer, its buttons gone (so it cannot be pressed twice).
+        await interaction.deferUpdate()
+        await interaction.editReply({ content: await forgetPressed(interaction), components: [], allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(NOT_ME_PREFIX)) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
         await interaction.editReply({ content: await notMe(interaction), allowedMentions: NO_MENTIONS })

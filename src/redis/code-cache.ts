@@ -21,6 +21,11 @@ export interface CodeCache {
   rebuild(pages: AsyncIterable<VersionedCode[]>): Promise<number>
   /** True while the built marker is there (false: Redis restarted empty or was flushed). */
   isBuilt(): Promise<boolean>
+  /**
+   * Removes a chat user's holder entry while it still points at one of `codes` (an erasure: the codes' tombstones no
+   * longer name the user, so code-put.lua cannot find the entry by them).
+   */
+  dropHolder(chatUserId: string, codes: readonly string[]): Promise<void>
   /** Rebuilds only when the built marker is missing (first start, or Redis lost its data). */
   ensureBuilt(pages: () => AsyncIterable<VersionedCode[]>): Promise<boolean>
 }
@@ -31,6 +36,7 @@ const args = (records: readonly VersionedCode[]): string[] =>
 /** Creates the cache over a Redis client. */
 export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
   const put = luaCommand(redis, 'code-put')
+  const deleteIf = luaCommand(redis, 'hash-delete-if')
   const scriptKeys = [keys.codes, keys.holders, keys.presence, keys.share]
   const cache: CodeCache = {
     async put(record) {
@@ -52,6 +58,9 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       }
       await execAll(redis.multi().set(keys.codesBuilt, new Date().toISOString()).publish(keys.feed, encodeFeedAll(Date.now())))
       return count
+    },
+    async dropHolder(chatUserId, codes) {
+      for (const code of codes) await deleteIf([keys.holders], [chatUserId, code])
     },
     async isBuilt() {
       return (await redis.exists(keys.codesBuilt)) === 1

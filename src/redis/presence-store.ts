@@ -76,11 +76,11 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
       return out
     },
     async set(code, entry, share) {
-      return Number(await put([keys.presence, keys.share], [keys.feed, Date.now(), code, share ?? DEFAULT_SHARE, encodePresence(entry)])) > 0
+      return Number(await put([keys.presence, keys.share, keys.codes], [keys.feed, Date.now(), code, share ?? DEFAULT_SHARE, encodePresence(entry)])) > 0
     },
     async setMany(entries) {
       if (entries.length === 0) return
-      await put([keys.presence, keys.share], [keys.feed, Date.now(), ...entries.flatMap(([code, entry, share]) => [code, share ?? DEFAULT_SHARE, encodePresence(entry)])])
+      await put([keys.presence, keys.share, keys.codes], [keys.feed, Date.now(), ...entries.flatMap(([code, entry, share]) => [code, share ?? DEFAULT_SHARE, encodePresence(entry)])])
     },
     async clear(code) {
       await execAll(redis.multi().hdel(keys.presence, code).publish(keys.feed, encodeFeedCodes([code], Date.now())))

@@ -23,10 +23,18 @@ import type { CodeCache } from '../redis/code-cache.js'
 import { createGuildSet } from '../redis/guild-set.js'
 import type { RedisKeys } from '../redis/keys.js'
 import { createSafetyService, type SafetyService } from '../safety/safety-service.js'
+import { createForgetService, type ForgetService } from '../privacy/forget-service.js'
+import { createPrivacyRows } from '../mysql/privacy-rows.js'
+import { createPushSubscriptions } from '../redis/push-subscriptions.js'
 
 /** The code service over MySQL and a code cache (write-through only; rebuilding the cache is storage.ts's job). */
 export function buildCodeService(db: Kysely<Database>, cache: CodeCache): CodeService {
   return createCodeService({ rows: createCodeRows(db), transactions: createTransactions(db), cache })
+}
+
+/** A chat user's erasure over MySQL, the code cache and the push subscriptions in Redis. */
+export function buildForgetService(db: Kysely<Database>, cache: CodeCache, redis: Redis, keys: RedisKeys): ForgetService {
+  return createForgetService({ rows: createPrivacyRows(db), cache, push: createPushSubscriptions(redis, keys) })
 }
 
 /** The API key service over MySQL and the front's Redis copy. */

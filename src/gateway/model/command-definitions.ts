@@ -21,6 +21,7 @@ export const USER_COMMANDS = [
   { name: 'pause', description: 'Hide your activity from games (they see "Detection Paused")', type: 1, dm_permission: false },
   { name: 'resume', description: 'Show your activity in games again', type: 1, dm_permission: false },
   { name: 'unlink', description: 'Remove the link to your game account and retire your code', type: 1, dm_permission: false },
+  { name: 'forget', description: 'Erase everything the service keeps about you (asks first)', type: 1, dm_permission: false },
   {
     name: 'share',
     description: 'Choose what games see of your activity',
@@ -87,6 +88,22 @@ export const STAFF_COMMAND = {
 export function guildCommands(guildId: string, staffGuildIds: readonly string[], scope: 'guild' | 'global'): object[] {
   const staff = staffGuildIds.includes(guildId) ? [STAFF_COMMAND] : []
   return scope === 'global' ? staff : [...USER_COMMANDS, ...staff]
+}
+
+/** Custom id prefix of `/forget`'s buttons: `forget:yes:USERID` erases, `forget:no:USERID` cancels. */
+export const FORGET_PREFIX = 'forget:'
+
+/** The buttons under `/forget`'s question, for the user `userId` only (message components: an action row of two). */
+export function forgetButtons(userId: string): object[] {
+  return [
+    {
+      type: 1,
+      components: [
+        { type: 2, style: 4, label: 'Erase my data', custom_id: `${FORGET_PREFIX}yes:${userId}` },
+        { type: 2, style: 2, label: 'Cancel', custom_id: `${FORGET_PREFIX}no:${userId}` },
+      ],
+    },
+  ]
 }
 
 /** Custom id prefix of the "This wasn't me" button. */
