@@ -14,6 +14,7 @@ import type { InfractionRows } from '../mysql/infraction-rows.js'
 import type { WatchlistRows } from '../mysql/watchlist-rows.js'
 import { FORGET_PREFIX, forgetButtons, NOT_ME_PREFIX } from './model/command-definitions.js'
 import type { ForgetService } from '../privacy/forget-service.js'
+import { exportMyData, renderMyData, type MyData } from '../privacy/model/my-data.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {
@@ -27,6 +28,8 @@ export interface CommandHandlerDeps {
   log: Logger
   /** Sends a DM (the rotated code goes to its owner this way). */
   sendDm(userId: string, content: string): Promise<DmOutcome>
+  /** What the service keeps about a user (`/mydata`); null when nothing. */
+  myData(chatUserId: string): Promise<MyData | null>
   /** A user's erasure (`/forget` and its button). */
   forget: Pick<ForgetService, 'about' | 'forget'>
   /** Called after a user's code changed hands or share setting, so their presence is refreshed or cleared. */
@@ -35,8 +38,8 @@ export interface CommandHandlerDeps {
 
 const NO_MENTIONS = { parse: [] as [] }
 
-/** A reply: text, or text with message components (buttons). */
-type Answer = string | { content: string; components: object[] }
+/** A reply: text, or text with message components (buttons) or a file. */
+type Answer = string | { content: string; components?: object[]; file?: { name: string; data: Buffer } }
 const RECENT_INFRACTIONS = 5
 
 function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
@@ -108,6 +111,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         // The change dropped the stored presence; this writes it again under the new setting.
         if (change.outcome === 'changed') deps.onHolderChanged(i.user.id)
         return shareReply(share, change.outcome === 'changed', change.next.paused)
+      }
+      case 'mydata': {
+        const data = await deps.myData(i.user.id)
+        if (data === null) return reply('myDataNothing')
+        return { content: renderMyData(data), file: { name: 'mydata.json', data: Buffer.from(JSON.stringify(exportMyData(data), null, 2)) } }
       }
       case 'forget': {
         // Asks first: nothing changes until the button is pressed.
@@ -194,7 +202,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
       if (interaction.isChatInputCommand()) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
         const answer = await user(interaction)
-        const message = typeof answer === 'string' ? { content: answer } : { content: answer.content, components: answer.components as InteractionEditReplyOptions['components'] }
+        const message: InteractionEditReplyOptions =
+          typeof answer === 'string'
+            ? { content: answer }
+            : {
+                content: answer.content,
+                ...(answer.components === undefined ? {} : { components: answer.components as InteractionEditReplyOptions['components'] }),
+                ...(answer.file === undefined ? {} : { files: [{ attachment: answer.file.data, name: answer.file.name }] }),
+              }
         await interaction.editReply({ ...message, allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(FORGET_PREFIX)) {
         // The question's message becomes the answer, its buttons gone (so it cannot be pressed twice).

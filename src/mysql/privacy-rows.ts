@@ -34,6 +34,10 @@ export interface ErasedRows {
 export interface PrivacyRows {
   /** What is stored about the user (changes nothing). */
   about(chatUserId: string): Promise<StoredAboutUser>
+  /** Log entries naming any of `codes` received since `since`, per API key name (`source` `api:NAME`), most first. */
+  keyUses(codes: readonly string[], since: Date): Promise<Array<{ key: string; entries: number }>>
+  /** The names of the given API key ids, by id. */
+  keyNames(ids: readonly string[]): Promise<Map<string, string>>
   /** Erases the user; `entry` is the moderation entry recording that an erasure happened (it names no one). */
   erase(chatUserId: string, at: Date, entry: (codes: number) => NewLogEntry): Promise<ErasedRows>
 }
@@ -62,6 +66,25 @@ export function createPrivacyRows(db: Kysely<Database>): PrivacyRows {
         .where('chat_user_id', '=', chatUserId)
         .executeTakeFirstOrThrow()
       return { codes, infractions: Number(infractions.n), namedEntries: await countNamed(db, codes.map((c) => c.code), chatUserId) }
+    },
+
+    async keyUses(codes, since) {
+      if (codes.length === 0) return []
+      const rows = await db
+        .selectFrom('log_entries')
+        .select(['source', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('code', 'in', codes)
+        .where('received_at', '>=', since)
+        .where('source', 'like', 'api:%')
+        .groupBy('source')
+        .execute()
+      return rows.map((r) => ({ key: r.source.slice(4), entries: Number(r.n) })).sort((a, b) => b.entries - a.entries || (a.key < b.key ? -1 : 1))
+    },
+
+    async keyNames(ids) {
+      if (ids.length === 0) return new Map()
+      const rows = await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute()
+      return new Map(rows.map((r) => [r.id, r.name]))
     },
 
     erase: (chatUserId, at, entry) =>

@@ -40,6 +40,8 @@ export interface PresenceStore {
   markLive(shard: number, leaseMs: number): Promise<void>
   /** Marks a shard dead at once (clean shutdown). */
   markDead(shard: number): Promise<void>
+  /** Whether a presence is stored for `code`. */
+  held(code: string): Promise<boolean>
   /** Number of codes with a stored presence. */
   size(): Promise<number>
   /** Removes the entries written by `shard` whose code `keep` refuses (asked as each page is read); returns how many. */
@@ -94,6 +96,9 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
     async markDead(shard) {
       // Which codes the shard wrote is not known here without a scan; fronts drop everything (a rare event).
       await execAll(redis.multi().hdel(keys.presenceShards, String(shard)).publish(keys.feed, encodeFeedAll(Date.now())))
+    },
+    async held(code) {
+      return (await redis.hexists(keys.presence, code)) === 1
     },
     async size() {
       return redis.hlen(keys.presence)

@@ -27,7 +27,7 @@ import { createMessageCache } from '../redis/message-cache.js'
 import { createPresenceStore } from '../redis/presence-store.js'
 import { watchBull } from '../redis/redis-watch.js'
 import type { ProcessContext } from './process-context.js'
-import { buildCodeService, buildForgetService, buildGuildWhitelist } from './services.js'
+import { buildCodeService, buildForgetService, buildGuildWhitelist, buildMyDataReader } from './services.js'
 import { openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 import { createReplicaWait } from '../redis/replica-wait.js'
 
@@ -103,6 +103,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
       log,
       sendDm: createDirectMessenger(client, log),
       forget: buildForgetService(db, cache, redis, keys),
+      myData: buildMyDataReader(db, redis, keys, { logRetentionDays: config.logRetentionDays, messageRetentionDays: config.messageRetentionDays, forgetAfterLeaveDays: config.forgetAfterLeaveDays }),
       onHolderChanged: refresh.user,
     }),
     registerCommands: registration.register,

@@ -1,5 +1,5 @@
 /**
- * `/forget` through the real gateway and front against the sandbox: it asks with a confirmation button and changes
+ * `/mydata` and `/forget` through the real gateway and front against the sandbox: it asks with a confirmation button and changes
  * nothing until the button is pressed (Cancel and someone else's press change nothing either); then, within seconds,
  * the code is unknown everywhere (callbacks, rpc, bind, players, Redis copies, push subscriptions), infractions lose
  * the link to the user, the user's name leaves the log entries of their own actions, and a later /code starts fresh.
@@ -69,6 +69,21 @@ t.test('/forget asks, then erases on the button', async (t) => {
   const row = () => g.stack.db.selectFrom('codes').selectAll().where('code', '=', code).executeTakeFirstOrThrow()
   const before = await row()
 
+  t.test('/mydata shows what is kept, with the JSON export attached', async (t) => {
+    const mine = (await command(USER, 'mydata')) as Answer & { attachments?: Array<{ filename: string; size: number }> }
+    t.equal(mine.flags & 64, 64, 'ephemeral')
+    t.match(mine.content, `**What this service keeps about you**\nCode: **${code}** (active, linked; issued `)
+    t.match(mine.content, 'Game account: Forget_R (id 71), linked ')
+    t.match(mine.content, 'Share setting: games: games see only the games you play or compete in.')
+    t.match(mine.content, 'Detection: on; live activity held now: yes.')
+    t.match(mine.content, 'Game keys that used your code in the last 24 h:\n- k1: 0 log entries, 2 server(s) subscribed to its pushes\n- test-server: 1 log entry, 0 server(s) subscribed to its pushes')
+    t.match(mine.content, /Infractions: 1; latest .* UTC, warn by ModBob: Spamming/)
+    t.match(mine.content, '**When it is deleted**\n- Your code, its link, your share setting and pause state: when you run /forget; or 30 days after you leave')
+    t.ok(mine.content.length <= 2000)
+    t.match(mine.attachments, [{ filename: 'mydata.json' }], 'the export is attached')
+    t.ok(mine.attachments![0]!.size > 100)
+  })
+
   const asked = await command(USER, 'forget')
   t.equal(asked.flags & 64, 64, 'ephemeral')
   t.equal(
@@ -125,6 +140,7 @@ t.test('/forget asks, then erases on the button', async (t) => {
     t.match(trail[0], { category: 'moderation', code: null, issued_by: 'discord', description: "A chat user's data was erased on request (1 code retired and unlinked)" })
     t.notMatch(JSON.stringify(trail[0]), USER, 'it names no one')
 
+    t.equal((await command(USER, 'mydata')).content, 'The service keeps nothing about you: you have no code and no infraction.', '/mydata shows nothing')
     await g.control('POST', 'presence', { user_id: USER, status: 'online', activities: [GAME] })
     const fresh = await command(USER, 'code')
     t.match(fresh.content, /^Your new code is \*\*[A-Z0-9]{4}\*\*/, 'a later /code starts fresh')

@@ -21,6 +21,7 @@ export const USER_COMMANDS = [
   { name: 'pause', description: 'Hide your activity from games (they see "Detection Paused")', type: 1, dm_permission: false },
   { name: 'resume', description: 'Show your activity in games again', type: 1, dm_permission: false },
   { name: 'unlink', description: 'Remove the link to your game account and retire your code', type: 1, dm_permission: false },
+  { name: 'mydata', description: 'See what the service keeps about you, with a JSON copy', type: 1, dm_permission: false },
   { name: 'forget', description: 'Erase everything the service keeps about you (asks first)', type: 1, dm_permission: false },
   {
     name: 'share',

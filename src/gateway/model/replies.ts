@@ -40,6 +40,7 @@ export const REPLIES = Object.freeze({
   forgetAskCodes: 'your code **{code}**',
   forgetAskNoLiveCode: 'the record of your retired code(s) ({count})',
   forgetAskLink: ' and its link to the {platform} account **{username}** (id {platformUserId})',
+  myDataNothing: 'The service keeps nothing about you: you have no code and no infraction.',
   forgetNothing: 'The service keeps nothing about you: there is nothing to erase.',
   forgetDone: 'Done: your data is erased ({count} code(s)). Games see "Code not found" for it now. /code gives you a new code if you want one.',
   forgetCancelled: 'Nothing was erased.',
