@@ -63,6 +63,8 @@ export interface PresenceSync {
   resyncShard(shardId: number): Promise<{ written: number; removed: number }>
   /** Re-reads one user's presence from every guild (after they got a code, or left a guild). */
   refreshUser(userId: string): Promise<PresenceEntry | null>
+  /** Whether the user is a member of any guild this process sees (asked of Discord, op 8). */
+  memberOfAny(userId: string): Promise<boolean>
   /** Resyncs a shard, then marks it live; calls for a shard whose refresh is under way make it run once more after. */
   refreshShard(shardId: number): Promise<void>
   /** Renews the live marks of ready shards now; a shard whose mark lapsed is refreshed (and awaited) instead. */
@@ -242,6 +244,14 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       }
       await store.clear(code)
       return null
+    },
+
+    async memberOfAny(userId) {
+      for (const guild of deps.guilds()) {
+        const { members } = await request(guild.shardId, guild.id, [userId])
+        if (members.includes(userId)) return true
+      }
+      return false
     },
 
     refreshShard(shardId) {

@@ -13,7 +13,7 @@ export interface StoredCode extends VersionedCode {
   updatedAt: Date
 }
 
-function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at'>): StoredCode {
+function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at' | 'left_at'>): StoredCode {
   return {
     code: row.code,
     state: row.state,

@@ -8,7 +8,7 @@ import * as copyVersions from './migrations/0005-copy-versions.js'
 import * as pushTargets from './migrations/0006-push-targets.js'
 import * as logSearch from './migrations/0007-log-search.js'
 import * as deliveryDigest from './migrations/0010-delivery-digest.js'
-import * as shareSetting from './migrations/0011-share-setting.js'
+import * as chatUserPrivacy from './migrations/0011-chat-user-privacy.js'
 
 /** Every migration in order; new ones are appended here. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,7 +20,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006-push-targets': pushTargets,
   '0007-log-search': logSearch,
   '0010-delivery-digest': deliveryDigest,
-  '0011-share-setting': shareSetting,
+  '0011-chat-user-privacy': chatUserPrivacy,
 }
 
 /** The migrator of the service's migrations and its bookkeeping tables (tests move it to a given version). */

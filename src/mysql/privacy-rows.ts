@@ -38,6 +38,12 @@ export interface PrivacyRows {
   keyUses(codes: readonly string[], since: Date): Promise<Array<{ key: string; entries: number }>>
   /** The names of the given API key ids, by id. */
   keyNames(ids: readonly string[]): Promise<Map<string, string>>
+  /** Records that the user left every guild of the bot at `at` (kept when already recorded); how many codes. */
+  markLeft(chatUserId: string, at: Date): Promise<number>
+  /** The user is back in a guild: forgets when they left; true when something was recorded. */
+  markBack(chatUserId: string): Promise<boolean>
+  /** Chat users recorded as gone since before `cutoff`, at most `limit`. */
+  leftBefore(cutoff: Date, limit: number): Promise<string[]>
   /** Erases the user; `entry` is the moderation entry recording that an erasure happened (it names no one). */
   erase(chatUserId: string, at: Date, entry: (codes: number) => NewLogEntry): Promise<ErasedRows>
 }
@@ -81,6 +87,28 @@ export function createPrivacyRows(db: Kysely<Database>): PrivacyRows {
       return rows.map((r) => ({ key: r.source.slice(4), entries: Number(r.n) })).sort((a, b) => b.entries - a.entries || (a.key < b.key ? -1 : 1))
     },
 
+    async markLeft(chatUserId, at) {
+      const result = await db.updateTable('codes').set({ left_at: at }).where('chat_user_id', '=', chatUserId).where('left_at', 'is', null).executeTakeFirst()
+      return Number(result.numUpdatedRows)
+    },
+
+    async markBack(chatUserId) {
+      const result = await db.updateTable('codes').set({ left_at: null }).where('chat_user_id', '=', chatUserId).where('left_at', 'is not', null).executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
+    },
+
+    async leftBefore(cutoff, limit) {
+      const rows = await db
+        .selectFrom('codes')
+        .select('chat_user_id')
+        .distinct()
+        .where('left_at', '<', cutoff)
+        .where('chat_user_id', '<>', ERASED_CHAT_USER)
+        .limit(limit)
+        .execute()
+      return rows.map((r) => r.chat_user_id)
+    },
+
     async keyNames(ids) {
       if (ids.length === 0) return new Map()
       const rows = await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute()
@@ -103,6 +131,7 @@ export function createPrivacyRows(db: Kysely<Database>): PrivacyRows {
               platform_username: null,
               bound_at: null,
               share: 'everything',
+              left_at: null,
               updated_at: at,
               version: sql<string>`version + 1`,
             })

@@ -26,6 +26,8 @@ export interface CodesTable {
   changed_at: ColumnType<Date, never, never>
   /** What games see of the holder's activity (0011); `everything` by default. */
   share: ColumnType<ShareSetting, ShareSetting | undefined, ShareSetting>
+  /** When the user was seen leaving every guild of the bot (0011); NULL while they are in one. */
+  left_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 /** `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */
