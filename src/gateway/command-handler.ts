@@ -5,16 +5,16 @@
 import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type InteractionEditReplyOptions } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { isCode, type CodeAction } from '../codes/model/codes.js'
-import { codeReply, forgetAsk, maskCode, refusedReply, reply, rotatedDm, rotatedReply, shareReply, staffInfo, type DmOutcome } from './model/replies.js'
-import { isShareSetting } from '../presence/model/share.js'
+import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from './model/replies.js'
 import { PLATFORM_USER_ID } from '../safety/model/watchlist.js'
 import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
 import type { InfractionRows } from '../mysql/infraction-rows.js'
 import type { WatchlistRows } from '../mysql/watchlist-rows.js'
-import { FORGET_PREFIX, forgetButtons, NOT_ME_PREFIX } from './model/command-definitions.js'
+import { FORGET_PREFIX, NOT_ME_PREFIX } from './model/command-definitions.js'
 import type { ForgetService } from '../privacy/forget-service.js'
-import { exportMyData, renderMyData, type MyData } from '../privacy/model/my-data.js'
+import type { MyData } from '../privacy/model/my-data.js'
+import { createPrivacyCommands, type Answer } from './privacy-commands.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {
@@ -38,8 +38,7 @@ export interface CommandHandlerDeps {
 
 const NO_MENTIONS = { parse: [] as [] }
 
-/** A reply: text, or text with message components (buttons) or a file. */
-type Answer = string | { content: string; components?: object[]; file?: { name: string; data: Buffer } }
+
 const RECENT_INFRACTIONS = 5
 
 function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
@@ -76,9 +75,20 @@ async function watch(watchlist: CommandHandlerDeps['watchlist'], i: ChatInputCom
   return reply(outcome === 'added' ? 'watched' : 'watchUpdated', { id })
 }
 
+/** The message of an answer: its text, buttons and file. */
+function messageOf(answer: Answer): InteractionEditReplyOptions {
+  if (typeof answer === 'string') return { content: answer }
+  return {
+    content: answer.content,
+    ...(answer.components === undefined ? {} : { components: answer.components as InteractionEditReplyOptions['components'] }),
+    ...(answer.file === undefined ? {} : { files: [{ attachment: answer.file.data, name: answer.file.name }] }),
+  }
+}
+
 /** Creates the interaction listener. */
 export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
   const { codes, log } = deps
+  const privacy = createPrivacyCommands(deps)
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
@@ -103,26 +113,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         return ownAction(i, 'pause', () => reply('paused'))
       case 'resume':
         return ownAction(i, 'resume', () => reply('resumed'))
-      case 'share': {
-        const share = i.options.getString('show', true)
-        if (!isShareSetting(share)) return reply('failed')
-        const change = await codes.setShare(i.user.id, share)
-        if (change.outcome === 'no_code') return reply('noCode')
-        // The change dropped the stored presence; this writes it again under the new setting.
-        if (change.outcome === 'changed') deps.onHolderChanged(i.user.id)
-        return shareReply(share, change.outcome === 'changed', change.next.paused)
-      }
-      case 'mydata': {
-        const data = await deps.myData(i.user.id)
-        if (data === null) return reply('myDataNothing')
-        return { content: renderMyData(data), file: { name: 'mydata.json', data: Buffer.from(JSON.stringify(exportMyData(data), null, 2)) } }
-      }
-      case 'forget': {
-        // Asks first: nothing changes until the button is pressed.
-        const about = await deps.forget.about(i.user.id)
-        if (about.codes.length === 0 && about.infractions === 0) return reply('forgetNothing')
-        return { content: forgetAsk(about.codes, about.infractions, deps.gamePlatformName), components: forgetButtons(i.user.id) }
-      }
+      case 'share':
+        return privacy.share(i)
+      case 'mydata':
+        return privacy.myData(i)
+      case 'forget':
+        return privacy.forget(i)
       case 'unlink':
         return ownAction(i, 'unlink', (c) => {
           deps.onHolderChanged(i.user.id)
@@ -145,6 +141,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const sub = i.options.getSubcommand()
     if (sub === 'watch' || sub === 'unwatch') return watch(deps.watchlist, i, sub)
     if (sub === 'pardon') return pardon(deps.infractions, i)
+    if (sub === 'forget') return privacy.staffForget(i, actorOf(i).name)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return reply('staffUserOrCode')
@@ -187,34 +184,15 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     return reply(result.reason === 'banned' ? 'notMeBanned' : result.reason === 'invalidated' ? 'notMeAlready' : 'notMeRetired', { code })
   }
 
-  const forgetPressed = async (i: ButtonInteraction): Promise<string> => {
-    const [answer, userId] = i.customId.slice(FORGET_PREFIX.length).split(':')
-    if (userId !== i.user.id) return reply('notForYou')
-    if (answer !== 'yes') return reply('forgetCancelled')
-    const erased = await deps.forget.forget(i.user.id, { source: 'discord' })
-    deps.onHolderChanged(i.user.id)
-    log.info({ codes: erased.codes.length, infractions: erased.infractions, pushSubscriptions: erased.pushSubscriptions }, 'a chat user erased their data')
-    return reply('forgetDone', { count: erased.codes.length })
-  }
-
   return async (interaction) => {
     try {
       if (interaction.isChatInputCommand()) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
-        const answer = await user(interaction)
-        const message: InteractionEditReplyOptions =
-          typeof answer === 'string'
-            ? { content: answer }
-            : {
-                content: answer.content,
-                ...(answer.components === undefined ? {} : { components: answer.components as InteractionEditReplyOptions['components'] }),
-                ...(answer.file === undefined ? {} : { files: [{ attachment: answer.file.data, name: answer.file.name }] }),
-              }
-        await interaction.editReply({ ...message, allowedMentions: NO_MENTIONS })
+        await interaction.editReply({ ...messageOf(await user(interaction)), allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(FORGET_PREFIX)) {
         // The question's message becomes the answer, its buttons gone (so it cannot be pressed twice).
         await interaction.deferUpdate()
-        await interaction.editReply({ content: await forgetPressed(interaction), components: [], allowedMentions: NO_MENTIONS })
+        await interaction.editReply({ content: await privacy.pressed(interaction), components: [], allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(NOT_ME_PREFIX)) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
         await interaction.editReply({ content: await notMe(interaction), allowedMentions: NO_MENTIONS })

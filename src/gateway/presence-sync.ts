@@ -177,6 +177,15 @@ async function writeSnapshot(snapshot: {
   return entries.length
 }
 
+/** Whether `userId` is a member of one of `guilds` (op 8 per guild until one says yes). */
+async function memberOfAnyGuild(guilds: ReturnType<PresenceSyncDeps['guilds']>, request: MemberRequests['request'], userId: string): Promise<boolean> {
+  for (const guild of guilds) {
+    const { members } = await request(guild.shardId, guild.id, [userId])
+    if (members.includes(userId)) return true
+  }
+  return false
+}
+
 /** Creates the sync. */
 export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
   const { store, gamePlatformName, log } = deps
@@ -246,13 +255,7 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       return null
     },
 
-    async memberOfAny(userId) {
-      for (const guild of deps.guilds()) {
-        const { members } = await request(guild.shardId, guild.id, [userId])
-        if (members.includes(userId)) return true
-      }
-      return false
-    },
+    memberOfAny: (userId) => memberOfAnyGuild(deps.guilds(), request, userId),
 
     refreshShard(shardId) {
       const current = refreshing.get(shardId)

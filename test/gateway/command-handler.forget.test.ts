@@ -156,3 +156,19 @@ t.test('/forget with nothing stored says so and offers no button', async (t) => 
   t.equal(answer.content, 'The service keeps nothing about you: there is nothing to erase.')
   t.same(answer.components, [])
 })
+
+t.test('/staff forget erases a member at their request, recorded under the staff name', async (t) => {
+  const staff = '830000000000000010'
+  await g.control('POST', 'members', { id: staff, username: 'moderator', roles: [g.staffRoleId] })
+  const { user, code } = await g.linkedUser('830000000000000011', 'asker', 'Ask_R', 72)
+  const staffForget = (confirm: boolean, target = user) =>
+    command(staff, 'staff', [{ name: 'forget', type: 1, options: [{ name: 'user', type: 6, value: target }, { name: 'confirm', type: 5, value: confirm }] }])
+  t.equal((await staffForget(false)).content, `Nothing was erased: set confirm to True to erase the data of <@${user}>.`)
+  t.equal((await g.stack.codes.show(code))?.chatUserId, user, 'nothing changed')
+  t.equal((await command(user, 'staff', [{ name: 'forget', type: 1, options: [{ name: 'user', type: 6, value: user }, { name: 'confirm', type: 5, value: true }] }])).content, 'Only staff can use this command.')
+  t.equal((await staffForget(true)).content, `Erased the data of <@${user}> (1 code(s), 0 infraction(s) unlinked). A data_erased moderation entry names you.`)
+  await g.callbacksUntil(code, (text) => text === `{${code}:\n"Code not found";\n}\n`, 'Code not found')
+  const trail = await g.stack.db.selectFrom('log_entries').select(['issued_by', 'description']).where('event_type', '=', 'data_erased').where('issued_by', 'like', 'moderator%').executeTakeFirstOrThrow()
+  t.equal(trail.issued_by, `moderator (${staff})`)
+  t.equal((await staffForget(true)).content, `The service keeps nothing about <@${user}>: nothing to erase.`)
+})

@@ -75,6 +75,15 @@ export const STAFF_COMMAND = {
     },
     {
       type: 1,
+      name: 'forget',
+      description: "Erase a member's data at their request (as their /forget does); it cannot be undone",
+      options: [
+        { type: 6, name: 'user', description: 'The member who asked', required: true },
+        { type: 5, name: 'confirm', description: 'True to erase', required: true },
+      ],
+    },
+    {
+      type: 1,
       name: 'pardon',
       description: 'Pardon an infraction: it stays in the log but no longer counts for the safety check',
       options: [
