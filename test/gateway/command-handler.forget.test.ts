@@ -8,6 +8,7 @@ import t from 'tap'
 import { eventually, getText, postJson } from '../helpers/stack.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
 import { createPushSubscriptions } from '../../src/redis/push-subscriptions.js'
+import { openSse } from '../helpers/stream-clients.js'
 
 let g: GatewayStack
 const USER = '830000000000000001'
@@ -109,12 +110,17 @@ t.test('/forget asks, then erases on the button', async (t) => {
   })
 
   t.test('the button erases, within seconds', async (t) => {
+    const sse = await openSse(g.stack.origin, `/api/v1/stream/${code}`)
+    t.teardown(() => sse.close())
+    t.equal((await sse.next()).data, shown, 'a stream open on the code')
     const again = await command(USER, 'forget')
     const done = await press(USER, again, 'Erase my data')
     t.equal(done.content, 'Done: your data is erased (1 code(s)). Games see "Code not found" for it now. /code gives you a new code if you want one.')
     t.same(done.components, [])
     await g.callbacksUntil(code, (text) => text === `{${code}:\n"Code not found";\n}\n`, 'callbacks: Code not found')
     t.equal((await getText(`${g.stack.api}/rpc/${code}`)).text, `{${code};\n}\n`, 'rpc: an empty block')
+    t.equal((await sse.next((e) => e.data.includes('Code not found'), 'the stream told', 10_000)).data, `{${code}:\n"Code not found";\n}\n`, 'the stream: Code not found')
+    t.notOk(sse.events.some((e) => e.data.includes('Minecraft')), 'and no activity after it')
     t.match(await g.bind(code, 'Forget_R', 71), { status: 404, body: { detail: { status: 'not_found' } } }, 'bind: not_found')
     const players = await getText(`${g.stack.api}/players/71`, { authorization: `Bearer ${g.stack.apiKey}` })
     t.same(JSON.parse(players.text), { platform_user_id: 71, codes: [] }, 'players: no code')
