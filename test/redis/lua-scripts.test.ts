@@ -6,7 +6,7 @@ import { createCodeCache } from '../../src/redis/code-cache.js'
 import { luaCommand, luaSource, readLuaScript } from '../../src/redis/lua-scripts.js'
 import { startStack } from '../helpers/stack.js'
 
-const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'presence-put', 'rate-gate-take'] as const
+const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'presence-put', 'push-forget', 'rate-gate-take'] as const
 
 t.test('the Lua scripts', async (t) => {
   const stack = await startStack(t, { front: false, consumers: [] })
