@@ -7,7 +7,7 @@
       KEYS[1] the universe's subscriptions, {p}:push:subs:{universe} (hash: field KEYID|SERVERID, value EXPIRESMS|CODE,...)
       KEYS[2] the universe's sent blocks, {p}:push:sent:{universe} (hash: field CODE)
 
-      ARGV[1..] the erased CODEs
+      ARGV[1] an erased CODE; ARGV[2..] the others (at least one in all)
 
     Output:
       the number of subscriptions that named one of them
