@@ -114,10 +114,13 @@ t.test('/forget asks, then erases on the button', async (t) => {
     t.teardown(() => sse.close())
     t.equal((await sse.next()).data, shown, 'a stream open on the code')
     const again = await command(USER, 'forget')
+    const pressedAt = Date.now()
     const done = await press(USER, again, 'Erase my data')
     t.equal(done.content, 'Done: your data is erased (1 code(s)). Games see "Code not found" for it now. /code gives you a new code if you want one.')
     t.same(done.components, [])
     await g.callbacksUntil(code, (text) => text === `{${code}:\n"Code not found";\n}\n`, 'callbacks: Code not found')
+    // For the record (no assertion on time): from the press to callbacks answering "Code not found".
+    t.comment(`callbacks say Code not found ${Date.now() - pressedAt} ms after the press`)
     t.equal((await getText(`${g.stack.api}/rpc/${code}`)).text, `{${code};\n}\n`, 'rpc: an empty block')
     t.equal((await sse.next((e) => e.data.includes('Code not found'), 'the stream told', 10_000)).data, `{${code}:\n"Code not found";\n}\n`, 'the stream: Code not found')
     t.notOk(sse.events.some((e) => e.data.includes('Minecraft')), 'and no activity after it')
