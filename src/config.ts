@@ -162,6 +162,7 @@ const EnvEntries = v.object({
   MESSAGE_CONTENT: v.optional(onOff('MESSAGE_CONTENT'), 'off'),
   COMMAND_SCOPE: v.optional(v.picklist(['guild', 'global'], 'COMMAND_SCOPE must be guild or global'), 'guild'),
   MESSAGE_RETENTION_DAYS: v.optional(intString('MESSAGE_RETENTION_DAYS', 0, 365), '7'),
+  FORGET_AFTER_LEAVE_DAYS: v.optional(intString('FORGET_AFTER_LEAVE_DAYS', 1, 365), '30'),
   SANDBOX_PORT: v.optional(intString('SANDBOX_PORT', 0, 65535), '8090'),
   LOG_DESTINATION_SERVER: v.optional(v.pipe(v.string(), v.trim()), ''),
   LOG_DESTINATION_INGAME: v.optional(v.pipe(v.string(), v.trim()), ''),
@@ -389,6 +390,8 @@ export type Config = Readonly<{
   messageContent: boolean
   commandScope: 'guild' | 'global'
   messageRetentionDays: number
+  /** Days after a chat user left every whitelisted guild before their data is erased (unless they come back). */
+  forgetAfterLeaveDays: number
   sandboxPort: number
   /** Destination per category from LOG_DESTINATION_*: a channel id or a webhook URL; '' when not set. */
   logDestinations: Readonly<Record<'server' | 'ingame' | 'moderation', string>>
@@ -500,6 +503,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       messageContent: o.MESSAGE_CONTENT,
       commandScope: o.COMMAND_SCOPE,
       messageRetentionDays: o.MESSAGE_RETENTION_DAYS,
+      forgetAfterLeaveDays: o.FORGET_AFTER_LEAVE_DAYS,
       sandboxPort: o.SANDBOX_PORT,
       logDestinations: Object.freeze({ server: o.LOG_DESTINATION_SERVER, ingame: o.LOG_DESTINATION_INGAME, moderation: o.LOG_DESTINATION_MODERATION }),
       deliveryRateLimit: o.DELIVERY_RATE_LIMIT,

@@ -290,6 +290,28 @@ const INFRACTIONS: CommandGroup = {
   ],
 }
 
+const users = () => import('./users-commands.js')
+
+const USERS: CommandGroup = {
+  kind: 'group',
+  name: 'users',
+  summary: "a chat user's data: what is kept (as /mydata shows it) and its erasure (as /forget), for requests by other channels",
+  commands: [
+    adminCommand({
+      name: 'show',
+      summary: 'print what the service keeps about a chat user, as /mydata shows it',
+      args: { flags: { ...CHAT_USER.flags, json: { type: 'boolean', summary: 'print the JSON export instead (the /mydata attachment)' } } },
+      run: async (ctx, { flags }) => (await users()).usersShowCommand(ctx, flags['chat-user'], flags.json === true),
+    }),
+    adminCommand({
+      name: 'forget',
+      summary: "erase a chat user's data as /forget does; without --yes, print what would be erased and change nothing",
+      args: { flags: { ...CHAT_USER.flags, yes: { type: 'boolean', summary: 'erase (without it nothing changes)' } } },
+      run: async (ctx, { flags }) => (await users()).usersForgetCommand(ctx, flags['chat-user'], flags.yes === true),
+    }),
+  ],
+}
+
 const QUEUE_FLAG = { type: 'string', value: 'QUEUE', summary: `only ${QUEUE_ARGUMENT_TEXT} (default: every queue)` } as const
 
 const JOBS: CommandGroup = {
@@ -374,6 +396,7 @@ export const COMMANDS: readonly Command[] = [
   WATCHLIST,
   INFRACTIONS,
   JOBS,
+  USERS,
   {
     kind: 'group',
     name: 'discord',

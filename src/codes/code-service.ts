@@ -9,7 +9,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { codeFromBytes, type ActionResult, type BindAttempt, type BindStatus, type CodeAction, type CodeRecord } from './model/codes.js'
 import type { CodeRows, StoredCode } from '../mysql/code-rows.js'
 import type { NewLogEntry } from '../mysql/log-entry-rows.js'
-import type { Transactions } from '../mysql/transactions.js'
+import type { ShareChange, Transactions } from '../mysql/transactions.js'
+import type { ShareSetting } from '../presence/model/share.js'
 import type { CodeCache } from '../redis/code-cache.js'
 
 /** Who asked for a change, for the moderation trail. */
@@ -41,6 +42,8 @@ export interface CodeService {
   act(code: string, action: CodeAction, actor: Actor): Promise<ActionResult<StoredCode>>
   /** The spec's bind; a conflicting bind burns the code and writes a `bind_conflict` moderation entry. */
   bind(code: string, attempt: BindAttempt, actor: Actor): Promise<BindResult>
+  /** Sets what games see of the user's activity (`/share`); the copy is written (and the presence dropped) on a change. */
+  setShare(chatUserId: string, share: ShareSetting): Promise<ShareChange>
   /** Re-writes a code's Redis copy from MySQL (compare-and-set); a command that found nothing to change calls it. */
   refresh(code: string): Promise<void>
   /** Re-writes the copy of every code the user ever held (a "you have no code" answer may follow a half-done revoke). */
@@ -50,7 +53,7 @@ export interface CodeService {
 /** Dependencies, passed in so tests hand in the real database and cache. */
 export interface CodeServiceDeps {
   rows: CodeRows
-  transactions: Pick<Transactions, 'bind' | 'act' | 'revokeLiveCodeOfUser'>
+  transactions: Pick<Transactions, 'bind' | 'act' | 'revokeLiveCodeOfUser' | 'setShare'>
   cache: CodeCache
   random?: (size: number) => Uint8Array
   now?: () => Date
@@ -123,6 +126,14 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
       if (previous !== undefined) await cache.put(previous)
       else await refreshUser(chatUserId)
       const { code } = await newCode(chatUserId)
+      // The user's choice of what games see is theirs, not the code's: it follows them to the new code.
+      if (previous?.share !== undefined && previous.share !== code.share) {
+        const change = await transactions.setShare(chatUserId, previous.share, now())
+        if (change.outcome !== 'no_code') {
+          await cache.put(change.next)
+          return { previous, code: change.next }
+        }
+      }
       return { previous, code }
     },
 
@@ -152,6 +163,13 @@ export function createCodeService(deps: CodeServiceDeps): CodeService {
       if (decision.next !== null) await cache.put(decision.next)
       else await refresh(code)
       return { status: decision.status, record: decision.next }
+    },
+
+    async setShare(chatUserId, share) {
+      const change = await transactions.setShare(chatUserId, share, now())
+      if (change.outcome === 'no_code') await refreshUser(chatUserId)
+      else await cache.put(change.next)
+      return change
     },
 
     refresh,

@@ -2,7 +2,7 @@
  * Answers slash commands and the "This wasn't me" button, through the same code service as the CLI. Staff commands
  * act only in the staff guilds and never show a user's full code.
  */
-import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction } from 'discord.js'
+import { MessageFlags, PermissionFlagsBits, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type InteractionEditReplyOptions } from 'discord.js'
 import type { CodeService } from '../codes/code-service.js'
 import { isCode, type CodeAction } from '../codes/model/codes.js'
 import { codeReply, maskCode, refusedReply, reply, rotatedDm, rotatedReply, staffInfo, type DmOutcome } from './model/replies.js'
@@ -11,7 +11,10 @@ import type { Logger } from '../lib/logger.js'
 import type { StoredCode } from '../mysql/code-rows.js'
 import type { InfractionRows } from '../mysql/infraction-rows.js'
 import type { WatchlistRows } from '../mysql/watchlist-rows.js'
-import { NOT_ME_PREFIX } from './model/command-definitions.js'
+import { FORGET_PREFIX, NOT_ME_PREFIX } from './model/command-definitions.js'
+import type { ForgetService } from '../privacy/forget-service.js'
+import type { MyData } from '../privacy/model/my-data.js'
+import { createPrivacyCommands, type Answer } from './privacy-commands.js'
 
 /** What the handler needs. */
 export interface CommandHandlerDeps {
@@ -25,11 +28,17 @@ export interface CommandHandlerDeps {
   log: Logger
   /** Sends a DM (the rotated code goes to its owner this way). */
   sendDm(userId: string, content: string): Promise<DmOutcome>
-  /** Called after a user's code changed hands, so their presence is refreshed or cleared. */
+  /** What the service keeps about a user (`/mydata`); null when nothing. */
+  myData(chatUserId: string): Promise<MyData | null>
+  /** A user's erasure (`/forget` and its button). */
+  forget: Pick<ForgetService, 'about' | 'forget'>
+  /** Called after a user's code changed hands or share setting, so their presence is refreshed or cleared. */
   onHolderChanged(userId: string): void
 }
 
 const NO_MENTIONS = { parse: [] as [] }
+
+
 const RECENT_INFRACTIONS = 5
 
 function isStaff(i: ChatInputCommandInteraction, staffRoleId: string): boolean {
@@ -66,9 +75,20 @@ async function watch(watchlist: CommandHandlerDeps['watchlist'], i: ChatInputCom
   return reply(outcome === 'added' ? 'watched' : 'watchUpdated', { id })
 }
 
+/** The message of an answer: its text, buttons and file. */
+function messageOf(answer: Answer): InteractionEditReplyOptions {
+  if (typeof answer === 'string') return { content: answer }
+  return {
+    content: answer.content,
+    ...(answer.components === undefined ? {} : { components: answer.components as InteractionEditReplyOptions['components'] }),
+    ...(answer.file === undefined ? {} : { files: [{ attachment: answer.file.data, name: answer.file.name }] }),
+  }
+}
+
 /** Creates the interaction listener. */
 export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
   const { codes, log } = deps
+  const privacy = createPrivacyCommands(deps)
 
   const ownAction = async (i: ChatInputCommandInteraction, action: CodeAction, done: (c: StoredCode) => string) => {
     const live = await codes.ofUser(i.user.id)
@@ -82,7 +102,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     return done(live)
   }
 
-  const user = async (i: ChatInputCommandInteraction): Promise<string> => {
+  const user = async (i: ChatInputCommandInteraction): Promise<Answer> => {
     switch (i.commandName) {
       case 'code': {
         const { code, created } = await codes.issue(i.user.id)
@@ -93,6 +113,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         return ownAction(i, 'pause', () => reply('paused'))
       case 'resume':
         return ownAction(i, 'resume', () => reply('resumed'))
+      case 'share':
+        return privacy.share(i)
+      case 'mydata':
+        return privacy.myData(i)
+      case 'forget':
+        return privacy.forget(i)
       case 'unlink':
         return ownAction(i, 'unlink', (c) => {
           deps.onHolderChanged(i.user.id)
@@ -120,6 +146,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     const sub = i.options.getSubcommand()
     if (sub === 'watch' || sub === 'unwatch') return watch(deps.watchlist, i, sub)
     if (sub === 'pardon') return pardon(deps.infractions, i)
+    if (sub === 'forget') return privacy.staffForget(i, actorOf(i).name)
     const target = i.options.getUser('user')
     const codeOption = i.options.getString('code')?.trim().toUpperCase() ?? null
     if ((target === null) === (codeOption === null)) return reply('staffUserOrCode')
@@ -166,7 +193,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     try {
       if (interaction.isChatInputCommand()) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
-        await interaction.editReply({ content: await user(interaction), allowedMentions: NO_MENTIONS })
+        await interaction.editReply({ ...messageOf(await user(interaction)), allowedMentions: NO_MENTIONS })
+      } else if (interaction.isButton() && interaction.customId.startsWith(FORGET_PREFIX)) {
+        // The question's message becomes the answer, its buttons gone (so it cannot be pressed twice).
+        await interaction.deferUpdate()
+        await interaction.editReply({ content: await privacy.pressed(interaction), components: [], allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(NOT_ME_PREFIX)) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
         await interaction.editReply({ content: await notMe(interaction), allowedMentions: NO_MENTIONS })

@@ -1,7 +1,8 @@
 /**
  * Which Discord event goes where in the gateway: presences and member chunks (raw dispatches) to the presence sync,
  * a shard that becomes ready or resumes to a resync of its guilds, a member who leaves to a refresh of their
- * presence, the audited dispatches to the audit events, interactions to the command handler, a guild the bot joins
+ * presence (and to the leave expiry: a member in no guild of the bot any more), a member who joins to the leave
+ * expiry (they are back), the audited dispatches to the audit events, interactions to the command handler, a guild the bot joins
  * to its command registration and a resync. A failed presence write, refresh or audit event is logged, never
  * thrown into discord.js.
  */
@@ -38,6 +39,8 @@ export interface GatewayRoutes {
   audit(t: string, d: Record<string, unknown>): Promise<void>
   /** The interaction listener (gateway/command-handler.ts). */
   interactions(interaction: Interaction): Promise<void>
+  /** The leave expiry (privacy/leave-expiry.ts): members leaving and joining guilds. */
+  expiry: { left(userId: string): Promise<void>; joined(userId: string): Promise<void> }
   /** Registers the commands of a guild the bot joined (gateway/command-registration.ts). */
   registerCommands(guildId: string): Promise<void>
   log: Logger
@@ -58,7 +61,15 @@ export function routeGatewayEvents(client: Client, routes: GatewayRoutes): void 
     })
   }
   client.ws.on(GatewayDispatchEvents.GuildMemberRemove, (d: { user?: { id: string } }) => {
-    if (d.user !== undefined) refresh.user(d.user.id)
+    if (d.user === undefined) return
+    const userId = d.user.id
+    refresh.user(userId)
+    routes.expiry.left(userId).catch((err: Error) => log.warn({ err: err.message, userId }, 'leave not recorded'))
+  })
+  client.ws.on(GatewayDispatchEvents.GuildMemberAdd, (d: { user?: { id: string } }) => {
+    if (d.user === undefined) return
+    const userId = d.user.id
+    routes.expiry.joined(userId).catch((err: Error) => log.warn({ err: err.message, userId }, 'return not recorded'))
   })
   client.on(Events.InteractionCreate, routes.interactions)
   client.on(Events.GuildCreate, (guild) => {

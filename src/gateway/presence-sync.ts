@@ -3,6 +3,9 @@
  *
  * - PRESENCE_UPDATE: one write (or clear) per update; a user in several guilds has one entry (the latest wins,
  *   Discord sends the same presence to every shared guild).
+ * - Share settings (`/share`): each entry is rendered with only the activities its code's setting shows, and written
+ *   only while that setting is still the code's (scripts/presence-put.lua); a change of setting drops the entry
+ *   (code-put.lua) and the command asks for `refreshUser`, which writes it again under the new one.
  * - Resync when a shard becomes ready or resumes: every guild of the shard is asked for its members with presences
  *   (op 8 REQUEST_GUILD_MEMBERS); holders seen online are written, and entries this shard wrote for users it no
  *   longer sees online are removed. The member chunks are a snapshot: a PRESENCE_UPDATE that arrives while a resync
@@ -18,6 +21,7 @@
 import { randomUUID } from 'node:crypto'
 import { presenceEntryOf, type RawPresence } from '../presence/model/presence-of.js'
 import type { PresenceEntry } from '../presence/model/presence-entry.js'
+import { DEFAULT_SHARE, type ShareSetting } from '../presence/model/share.js'
 import type { Logger } from '../lib/logger.js'
 import type { PresenceStore } from '../redis/presence-store.js'
 
@@ -59,6 +63,8 @@ export interface PresenceSync {
   resyncShard(shardId: number): Promise<{ written: number; removed: number }>
   /** Re-reads one user's presence from every guild (after they got a code, or left a guild). */
   refreshUser(userId: string): Promise<PresenceEntry | null>
+  /** Whether the user is a member of any guild this process sees (asked of Discord, op 8). */
+  memberOfAny(userId: string): Promise<boolean>
   /** Resyncs a shard, then marks it live; calls for a shard whose refresh is under way make it run once more after. */
   refreshShard(shardId: number): Promise<void>
   /** Renews the live marks of ready shards now; a shard whose mark lapsed is refreshed (and awaited) instead. */
@@ -156,17 +162,28 @@ async function writeSnapshot(snapshot: {
   const { store, gamePlatformName, shardId, seen, changed } = snapshot
   const live = snapshot.presences.filter((p) => presenceEntryOf(p, shardId, gamePlatformName) !== null)
   const holders = await store.codesOf(live.map((p) => p.user.id))
-  const entries: Array<[string, PresenceEntry]> = []
+  const shares = await store.sharesOf([...new Set(holders.values())])
+  const entries: Array<[string, PresenceEntry, ShareSetting]> = []
   for (const p of live) {
     const code = holders.get(p.user.id)
     if (code === undefined || seen.has(code)) continue
     seen.add(code)
     // A newer PRESENCE_UPDATE of this user already wrote (or cleared) the entry: the snapshot is older.
     if (changed.has(`u:${p.user.id}`)) continue
-    entries.push([code, presenceEntryOf(p, shardId, gamePlatformName)!])
+    const share = shares.get(code) ?? DEFAULT_SHARE
+    entries.push([code, presenceEntryOf(p, shardId, gamePlatformName, share)!, share])
   }
   for (let i = 0; i < entries.length; i += 1000) await store.setMany(entries.slice(i, i + 1000))
   return entries.length
+}
+
+/** Whether `userId` is a member of one of `guilds` (op 8 per guild until one says yes). */
+async function memberOfAnyGuild(guilds: ReturnType<PresenceSyncDeps['guilds']>, request: MemberRequests['request'], userId: string): Promise<boolean> {
+  for (const guild of guilds) {
+    const { members } = await request(guild.shardId, guild.id, [userId])
+    if (members.includes(userId)) return true
+  }
+  return false
 }
 
 /** Creates the sync. */
@@ -191,9 +208,10 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
       const code = await store.codeOf(userId)
       if (code === null) return
       changedDuringResyncs(`c:${code}`)
-      const entry = presenceEntryOf(d, shardId, gamePlatformName)
+      const share = (await store.sharesOf([code])).get(code) ?? DEFAULT_SHARE
+      const entry = presenceEntryOf(d, shardId, gamePlatformName, share)
       if (entry === null) await store.clear(code)
-      else await store.set(code, entry)
+      else await store.set(code, entry, share)
     },
 
     onMembersChunk(d) {
@@ -221,19 +239,23 @@ export function createPresenceSync(deps: PresenceSyncDeps): PresenceSync {
     async refreshUser(userId) {
       const code = await store.codeOf(userId)
       if (code === null) return null
+      const share = (await store.sharesOf([code])).get(code) ?? DEFAULT_SHARE
       for (const guild of deps.guilds()) {
         const { presences, members } = await request(guild.shardId, guild.id, [userId])
         if (!members.includes(userId)) continue
         const raw = presences.find((p) => p.user.id === userId)
-        const entry = raw === undefined ? null : presenceEntryOf(raw, guild.shardId, gamePlatformName)
+        const entry = raw === undefined ? null : presenceEntryOf(raw, guild.shardId, gamePlatformName, share)
         if (entry !== null) {
-          await store.set(code, entry)
+          // Not written when the setting changed meanwhile: that change asked for a refresh of its own.
+          await store.set(code, entry, share)
           return entry
         }
       }
       await store.clear(code)
       return null
     },
+
+    memberOfAny: (userId) => memberOfAnyGuild(deps.guilds(), request, userId),
 
     refreshShard(shardId) {
       const current = refreshing.get(shardId)

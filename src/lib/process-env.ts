@@ -50,6 +50,7 @@ export const CONFIG_ENV: Readonly<Record<keyof Config, readonly string[]>> = Obj
   messageContent: ['MESSAGE_CONTENT'],
   commandScope: ['COMMAND_SCOPE'],
   messageRetentionDays: ['MESSAGE_RETENTION_DAYS'],
+  forgetAfterLeaveDays: ['FORGET_AFTER_LEAVE_DAYS'],
   sandboxPort: ['SANDBOX_PORT'],
   // A webhook destination is checked against DISCORD_API's host.
   logDestinations: ['LOG_DESTINATION_SERVER', 'LOG_DESTINATION_INGAME', 'LOG_DESTINATION_MODERATION', 'DISCORD_API'],
@@ -98,6 +99,7 @@ export const PROCESS_CONFIG: Readonly<Record<ComposeProcess, readonly (keyof Con
   gateway: [
     'commandScope', 'databaseUrl', 'discordApi', 'discordToken', 'gamePlatformName', 'gatewayMetricsPort', 'guildWhitelist', 'host',
     'logLevel', 'messageContent', 'messageRetentionDays', 'redisPrefix', 'shardCount', 'shardIds', 'staffGuildIds', 'staffRoleId',
+    'forgetAfterLeaveDays', 'logRetentionDays',
     'redis', 'redisWriteReplicas', 'redisWriteTimeoutMs',
   ],
 })

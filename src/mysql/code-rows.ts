@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { VersionedCode } from '../codes/model/code-record.js'
 import type { CodeRecord } from '../codes/model/codes.js'
+import type { ShareSetting } from '../presence/model/share.js'
 import { hasErrno, MysqlErrno } from './connection.js'
 import type { CodesTable, Database, Db } from './schema.js'
 
@@ -12,7 +13,7 @@ export interface StoredCode extends VersionedCode {
   updatedAt: Date
 }
 
-function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at'>): StoredCode {
+function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at' | 'left_at'>): StoredCode {
   return {
     code: row.code,
     state: row.state,
@@ -24,6 +25,7 @@ function toRecord(row: Omit<Selectable<CodesTable>, 'changed_at'>): StoredCode {
     boundAt: row.bound_at,
     updatedAt: row.updated_at,
     version: Number(row.version),
+    share: row.share,
   }
 }
 
@@ -38,6 +40,7 @@ const COLUMNS = [
   'bound_at',
   'updated_at',
   'version',
+  'share',
 ] as const
 
 /** One code by its value; `forUpdate` locks the row for the rest of the transaction. */
@@ -146,6 +149,12 @@ export async function updateCode(db: Db, record: VersionedCode, now: Date, bound
     })
     .where('code', '=', record.code)
     .execute()
+  return record.version + 1
+}
+
+/** Sets a code's share setting and increments its version; the caller holds the row lock from reading `record`. */
+export async function updateCodeShare(db: Db, record: VersionedCode, share: ShareSetting, now: Date): Promise<number> {
+  await db.updateTable('codes').set({ share, updated_at: now, version: sql<string>`version + 1` }).where('code', '=', record.code).execute()
   return record.version + 1
 }
 

@@ -10,6 +10,7 @@ import * as pushTargets from './migrations/0006-push-targets.js'
 import * as logSearch from './migrations/0007-log-search.js'
 import * as deliveryDigest from './migrations/0010-delivery-digest.js'
 import * as sandboxMarks from './migrations/0011-sandbox-marks.js'
+import * as chatUserPrivacy from './migrations/0012-chat-user-privacy.js'
 import { createDatabase, ensureDatabase, mysqlErrorReason } from './connection.js'
 import { isLostConnection } from './model/lost-connection.js'
 
@@ -24,6 +25,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-log-search': logSearch,
   '0010-delivery-digest': deliveryDigest,
   '0011-sandbox-marks': sandboxMarks,
+  '0012-chat-user-privacy': chatUserPrivacy,
 }
 
 /** The migrator of the service's migrations and its bookkeeping tables (tests move it to a given version). */

@@ -1,6 +1,7 @@
 /** Kysely table types for the service's MySQL/MariaDB schema (see the migrations for the DDL): each row shape, once. */
 import type { ColumnType, Generated, Kysely, RawBuilder, Transaction } from 'kysely'
 import type { CodeState } from '../codes/model/codes.js'
+import type { ShareSetting } from '../presence/model/share.js'
 import type { LogCategoryName } from '../queue/model/log-categories.js'
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>
@@ -23,6 +24,10 @@ export interface CodesTable {
   version: ColumnType<string, never, RawBuilderVersion>
   /** The database's time of the last change (ON UPDATE), indexed for the reconciler. */
   changed_at: ColumnType<Date, never, never>
+  /** What games see of the holder's activity (0012); `everything` by default. */
+  share: ColumnType<ShareSetting, ShareSetting | undefined, ShareSetting>
+  /** When the user was seen leaving every guild of the bot (0012); NULL while they are in one. */
+  left_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 /** `api_keys`: bearer keys for game servers, stored as SHA-256 of their secret part. */

@@ -6,12 +6,16 @@
  */
 import type { Kysely } from 'kysely'
 import { applyAction, decideBind, type ActionResult, type BindAttempt, type BindDecision, type CodeAction, type CodeRecord } from '../codes/model/codes.js'
-import { findCode, findCodes, findLiveCodeOfUser, updateCode, type StoredCode } from './code-rows.js'
+import { findCode, findCodes, findLiveCodeOfUser, updateCode, updateCodeShare, type StoredCode } from './code-rows.js'
 import { hasErrno, MysqlErrno } from './connection.js'
 import { lockDestinationCategories } from './destination-rows.js'
 import { insertInfraction, insertInfractions, type NewInfraction } from './infraction-rows.js'
 import { findLogEntryIds, insertLogEntries, insertLogEntry, type NewLogEntry } from './log-entry-rows.js'
 import type { Database, Db } from './schema.js'
+import type { ShareSetting } from '../presence/model/share.js'
+
+/** What setting a share setting did: no live code, or the code as it now is. */
+export type ShareChange = { outcome: 'no_code' } | { outcome: 'changed' | 'unchanged'; next: StoredCode }
 
 /** A bind that made two accounts meet on one code. */
 export type BindConflict = NonNullable<Extract<BindDecision, { status: 'invalidated' }>['conflict']>
@@ -37,6 +41,11 @@ export interface Transactions {
   bind(code: string, attempt: BindAttempt, at: Date, conflictEntry: (next: CodeRecord, conflict: BindConflict) => NewLogEntry): Promise<BindDecision<StoredCode>>
   /** Applies an action under the code's row lock; a change is stored with `entry` (and `next` carries the new version). */
   act(code: string, action: CodeAction, at: Date, entry: (next: CodeRecord) => NewLogEntry): Promise<ActionResult<StoredCode>>
+  /**
+   * Sets the share setting of the user's live code under its row lock (no log entry: it is the user's own choice of
+   * what games see); `unchanged` when it already was `share`.
+   */
+  setShare(chatUserId: string, share: ShareSetting, at: Date): Promise<ShareChange>
   /** Revokes the user's live code (if any) under its row lock, stored with `entry`; the revoked record. */
   revokeLiveCodeOfUser(chatUserId: string, at: Date, entry: (live: StoredCode) => NewLogEntry): Promise<StoredCode | undefined>
   /**
@@ -153,6 +162,14 @@ export function createTransactions(db: Kysely<Database>): Transactions {
         outcome.next = { ...outcome.next, version: await updateCode(tx, outcome.next, at) }
         await insertLogEntry(tx, entry(outcome.next))
         return outcome
+      }),
+
+    setShare: (chatUserId, share, at) =>
+      db.transaction().execute(async (tx): Promise<ShareChange> => {
+        const live = await findLiveCodeOfUser(tx, chatUserId, true)
+        if (live === undefined) return { outcome: 'no_code' }
+        if (live.share === share) return { outcome: 'unchanged', next: live }
+        return { outcome: 'changed', next: { ...live, share, version: await updateCodeShare(tx, live, share, at) } }
       }),
 
     revokeLiveCodeOfUser: (chatUserId, at, entry) =>

@@ -21,17 +21,23 @@ export interface CodeCache {
   rebuild(pages: AsyncIterable<VersionedCode[]>): Promise<number>
   /** True while the built marker is there (false: Redis restarted empty or was flushed). */
   isBuilt(): Promise<boolean>
+  /**
+   * Removes a chat user's holder entry while it still points at one of `codes` (an erasure: the codes' tombstones no
+   * longer name the user, so code-put.lua cannot find the entry by them).
+   */
+  dropHolder(chatUserId: string, codes: readonly string[]): Promise<void>
   /** Rebuilds only when the built marker is missing (first start, or Redis lost its data). */
   ensureBuilt(pages: () => AsyncIterable<VersionedCode[]>): Promise<boolean>
 }
 
 const args = (records: readonly VersionedCode[]): string[] =>
-  records.flatMap((r) => [r.code, String(r.version), r.chatUserId, encodeCachedCode(r)])
+  records.flatMap((r) => [r.code, String(r.version), r.chatUserId, encodeCachedCode(r), r.share ?? ''])
 
 /** Creates the cache over a Redis client. */
 export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
   const put = luaCommand(redis, 'code-put')
-  const scriptKeys = [keys.codes, keys.holders, keys.presence]
+  const deleteIf = luaCommand(redis, 'hash-delete-if')
+  const scriptKeys = [keys.codes, keys.holders, keys.presence, keys.share]
   const cache: CodeCache = {
     async put(record) {
       // The feed message goes out from inside the script: no crash can leave the write made and the fronts' views of it unannounced.
@@ -52,6 +58,9 @@ export function createCodeCache(redis: Redis, keys: RedisKeys): CodeCache {
       }
       await execAll(redis.multi().set(keys.codesBuilt, new Date().toISOString()).publish(keys.feed, encodeFeedAll(Date.now())))
       return count
+    },
+    async dropHolder(chatUserId, codes) {
+      for (const code of codes) await deleteIf([keys.holders], [chatUserId, code])
     },
     async isBuilt() {
       return (await redis.exists(keys.codesBuilt)) === 1

@@ -69,7 +69,7 @@ export function createCopyStore(redis: Redis, keys: RedisKeys): CopyStore {
     },
     async removeCode(code, value) {
       const user = decodeCachedCode(value)?.chatUserId ?? ''
-      return Number(await removeCode([keys.codes, keys.holders, keys.presence], [keys.feed, encodeFeedCodes([code], Date.now()), code, value, user]))
+      return Number(await removeCode([keys.codes, keys.holders, keys.presence, keys.share], [keys.feed, encodeFeedCodes([code], Date.now()), code, value, user]))
     },
     codePages: (count) => hashPages(redis, keys.codes, count),
     async *holderPages(count) {

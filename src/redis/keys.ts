@@ -7,6 +7,7 @@
  * | `{p}:codes:built` | string | ISO time of the last time every code was written from MySQL into `{p}:codes` and `{p}:holders` | cache rebuild | every process at start |
  * | `{p}:holders` | hash | field = chat user id, value = that user's live CODE (no version of its own: it is written only by the script that wrote that code's record, or by scripts/holder-repair.lua while that code's copy is live) | code-put.lua with each live record (a revoked code drops the entry while it still points at it); the reconciler (holder-repair.lua) | gateway (presence-store.ts: which presences to keep) |
  * | `{p}:presence` | hash | field = the holder's live CODE, value = `shard|status|rendered activity lines` (see presence/model/presence-entry.ts); keyed by code so the front reads it beside `{p}:codes` in one round trip | gateway (presence-store.ts, including the resync sweep); a revoked code's entry is removed with it (code-cache.ts) | front (code-lookup.ts), gateway sweep |
+ * | `{p}:share` | hash | field = a live CODE whose holder chose a share setting other than `everything` (`/share`), value = `games`, `media` or `nothing` (presence/model/share.ts); absent = `everything`. Written with the code's record, compare-and-set on its version (scripts/code-put.lua, which also drops the code's presence when the setting changes); a revoked code's entry goes with it | code-cache.ts (code-put.lua), the reconciler (code-put.lua, code-remove.lua); rebuilt from MySQL (`codes.share`) with `{p}:codes` | gateway (presence-store.ts: which activities it writes; scripts/presence-put.lua writes an entry only under the setting it was filtered for) |
  * | `{p}:presence:shards` | hash | field = shard id, value = epoch ms **by Redis's clock** (`TIME`) until which that shard's presences count as live | gateway heartbeat and resync (presence-store.ts, scripts/shard-mark.lua: renewed only while still valid, set after a resync) | front (shard-marks.ts reads it with Redis `TIME`; code-lookup.ts: a stale shard's presences are ignored) |
  * | `{p}:feed` | pub/sub channel | the change feed: `MS|CODE[,CODE...]`, `MS|*` or `MS|keys` (redis/model/feed-message.ts), published in the same MULTI or script as every write that changes a block or an API key | code-cache.ts (code-put.lua, rebuilds), the reconciler (code-put.lua, code-remove.lua, api-key-put.lua), presence-store.ts (presence set/clear/sweep, shard marked dead), api-key-copy.ts (api-key-put.lua) | fronts (change-feed.ts: near cache, streams, API key memory), the push publisher |
  * | `{p}:apikeys` | hash | field = key id, value = `sha256hex|name|version`, a revoked key's tombstone `|name|version` (empty hash: refused); `sha256hex|name` from before versions reads as version 0. Written compare-and-set on the MySQL row version (scripts/api-key-put.lua) | `keys create/revoke` (also re-written when revoke finds no active key); every key written at start (api-key-copy.ts); the reconciler (api-key-put.lua, hash-delete-if.lua for entries MySQL lacks) | front (bearer check, api-key-copy.ts) |
@@ -41,6 +42,7 @@ export interface RedisKeys {
   readonly holders: string
   readonly presence: string
   readonly presenceShards: string
+  readonly share: string
   readonly feed: string
   readonly apiKeys: string
   readonly bullPrefix: string
@@ -75,6 +77,7 @@ export function createRedisKeys(prefix: string): RedisKeys {
     holders: `${prefix}:holders`,
     presence: `${prefix}:presence`,
     presenceShards: `${prefix}:presence:shards`,
+    share: `${prefix}:share`,
     feed: `${prefix}:feed`,
     apiKeys: `${prefix}:apikeys`,
     bullPrefix: `${prefix}:bull`,

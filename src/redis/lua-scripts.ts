@@ -11,13 +11,15 @@ import type { Redis } from 'ioredis'
 /** Number of KEYS each script takes (null: as many as the call passes); the rest of a call's arguments are its ARGV. */
 const KEY_COUNT = {
   'api-key-put': 2,
-  'code-put': 3,
-  'code-remove': 3,
+  'code-put': 4,
+  'code-remove': 4,
   'hash-delete-if': 1,
   'holder-repair': 2,
   'lease-acquire': 1,
   'lease-renew': 1,
   'lease-release': 1,
+  'presence-put': 3,
+  'push-forget': 2,
   'push-subscribe': 2,
   'push-subscriptions-read': 1,
   'push-universes': 1,

@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis'
 import { encodeFeedAll, encodeFeedCodes } from './model/feed-message.js'
 import { decodePresence, encodePresence, type PresenceEntry } from '../presence/model/presence-entry.js'
+import { DEFAULT_SHARE, isShareSetting, type ShareSetting } from '../presence/model/share.js'
 import type { RedisKeys } from './keys.js'
 import { luaCommand } from './lua-scripts.js'
 import { execAll } from './multi.js'
@@ -18,10 +19,16 @@ export interface PresenceStore {
   codeOf(userId: string): Promise<string | null>
   /** The live codes of the given users who hold one, by user id. */
   codesOf(userIds: readonly string[]): Promise<Map<string, string>>
-  /** Sets or replaces the presence shown for a code (the live code of the user it belongs to). */
-  set(code: string, entry: PresenceEntry): Promise<void>
-  /** Sets many at once (a resync). */
-  setMany(entries: ReadonlyArray<readonly [code: string, entry: PresenceEntry]>): Promise<void>
+  /** The share setting of each given code (`everything` when it chose none), by code. */
+  sharesOf(codes: readonly string[]): Promise<Map<string, ShareSetting>>
+  /**
+   * Sets or replaces the presence shown for a code (the live code of the user it belongs to), filtered under `share`
+   * (default `everything`); nothing is written when the code's setting is not `share` (scripts/presence-put.lua).
+   * True when written.
+   */
+  set(code: string, entry: PresenceEntry, share?: ShareSetting): Promise<boolean>
+  /** Sets many at once (a resync), each under the same rule as `set`. */
+  setMany(entries: ReadonlyArray<readonly [code: string, entry: PresenceEntry, share?: ShareSetting]>): Promise<void>
   /** Removes a code's presence (its user went offline or left every shared guild). */
   clear(code: string): Promise<void>
   /**
@@ -33,6 +40,8 @@ export interface PresenceStore {
   markLive(shard: number, leaseMs: number): Promise<void>
   /** Marks a shard dead at once (clean shutdown). */
   markDead(shard: number): Promise<void>
+  /** Whether a presence is stored for `code`. */
+  held(code: string): Promise<boolean>
   /** Number of codes with a stored presence. */
   size(): Promise<number>
   /** Removes the entries written by `shard` whose code `keep` refuses (asked as each page is read); returns how many. */
@@ -54,21 +63,26 @@ export async function readHolders(redis: Pick<Redis, 'hmget'>, keys: Pick<RedisK
 /** Creates the store over a Redis client. */
 export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStore {
   const mark = luaCommand(redis, 'shard-mark')
+  const put = luaCommand(redis, 'presence-put')
   return {
     codeOf: (userId) => redis.hget(keys.holders, userId),
     codesOf: (userIds) => readHolders(redis, keys, userIds),
-    async set(code, entry) {
-      await execAll(redis.multi().hset(keys.presence, code, encodePresence(entry)).publish(keys.feed, encodeFeedCodes([code], Date.now())))
+    async sharesOf(codes) {
+      const out = new Map<string, ShareSetting>()
+      if (codes.length === 0) return out
+      const values = await redis.hmget(keys.share, ...codes)
+      codes.forEach((code, i) => {
+        const value = values[i]
+        out.set(code, isShareSetting(value) ? value : DEFAULT_SHARE)
+      })
+      return out
+    },
+    async set(code, entry, share) {
+      return Number(await put([keys.presence, keys.share, keys.codes], [keys.feed, Date.now(), code, share ?? DEFAULT_SHARE, encodePresence(entry)])) > 0
     },
     async setMany(entries) {
       if (entries.length === 0) return
-      const args: string[] = []
-      const codes: string[] = []
-      for (const [code, entry] of entries) {
-        args.push(code, encodePresence(entry))
-        codes.push(code)
-      }
-      await execAll(redis.multi().hset(keys.presence, ...args).publish(keys.feed, encodeFeedCodes(codes, Date.now())))
+      await put([keys.presence, keys.share, keys.codes], [keys.feed, Date.now(), ...entries.flatMap(([code, entry, share]) => [code, share ?? DEFAULT_SHARE, encodePresence(entry)])])
     },
     async clear(code) {
       await execAll(redis.multi().hdel(keys.presence, code).publish(keys.feed, encodeFeedCodes([code], Date.now())))
@@ -82,6 +96,9 @@ export function createPresenceStore(redis: Redis, keys: RedisKeys): PresenceStor
     async markDead(shard) {
       // Which codes the shard wrote is not known here without a scan; fronts drop everything (a rare event).
       await execAll(redis.multi().hdel(keys.presenceShards, String(shard)).publish(keys.feed, encodeFeedAll(Date.now())))
+    },
+    async held(code) {
+      return (await redis.hexists(keys.presence, code)) === 1
     },
     async size() {
       return redis.hlen(keys.presence)

@@ -17,6 +17,13 @@ export interface PushSubscriptions {
   read(universe: number): Promise<{ nowMs: number; subscriptions: ServerSubscription[] }>
   /** The universes with a live subscription. */
   universes(): Promise<number[]>
+  /**
+   * Takes erased codes out of every universe's subscriptions (lapsed ones too) and sent blocks
+   * (scripts/push-forget.lua); how many subscriptions named one of them.
+   */
+  forget(codes: readonly string[]): Promise<number>
+  /** How many live servers subscribe to `code`'s pushes, per API key id (every universe; expiry by this host's clock). */
+  subscribersOf(code: string, nowMs: number): Promise<Map<string, number>>
 }
 
 /** Creates the subscriptions over a Redis client. */
@@ -24,6 +31,7 @@ export function createPushSubscriptions(redis: Redis, keys: RedisKeys): PushSubs
   const subscribe = luaCommand(redis, 'push-subscribe')
   const read = luaCommand(redis, 'push-subscriptions-read')
   const universes = luaCommand(redis, 'push-universes')
+  const forget = luaCommand(redis, 'push-forget')
   return {
     async subscribe(keyId, universe, serverId, codes, lifeMs) {
       const field = subscriptionField(keyId, serverId)
@@ -41,6 +49,26 @@ export function createPushSubscriptions(redis: Redis, keys: RedisKeys): PushSubs
     async universes() {
       const ids = (await universes([keys.pushUniverses], [])) as string[]
       return ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0)
+    },
+    async subscribersOf(code, nowMs) {
+      const out = new Map<string, number>()
+      for (const universe of await redis.zrange(keys.pushUniverses, '0', '-1')) {
+        const all = await redis.hgetall(keys.pushSubscriptions(Number(universe)))
+        for (const [field, value] of Object.entries(all)) {
+          const decoded = decodeSubscription(field, value)
+          if (decoded === null || decoded.expiresAtMs <= nowMs || !decoded.codes.includes(code)) continue
+          out.set(decoded.keyId, (out.get(decoded.keyId) ?? 0) + 1)
+        }
+      }
+      return out
+    },
+    async forget(codes) {
+      if (codes.length === 0) return 0
+      let changed = 0
+      for (const universe of await redis.zrange(keys.pushUniverses, '0', '-1')) {
+        changed += Number(await forget([keys.pushSubscriptions(Number(universe)), keys.pushSent(Number(universe))], [...codes]))
+      }
+      return changed
     },
   }
 }

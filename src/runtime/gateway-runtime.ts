@@ -27,15 +27,19 @@ import { createMessageCache } from '../redis/message-cache.js'
 import { createPresenceStore } from '../redis/presence-store.js'
 import { watchBull } from '../redis/redis-watch.js'
 import type { ProcessContext } from './process-context.js'
-import { buildCodeService, buildGuildWhitelist } from './services.js'
+import { buildCodeService, buildForgetService, buildGuildWhitelist, buildMyDataReader } from './services.js'
 import { openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 import { createReplicaWait } from '../redis/replica-wait.js'
+import { createLeaveExpiry, type LeaveExpiry } from '../privacy/leave-expiry.js'
+import { createPrivacyRows } from '../mysql/privacy-rows.js'
 
 /** A started gateway. */
 export interface GatewayRuntime {
   client: Client<true>
   sync: PresenceSync
   codes: CodeService
+  /** The leave expiry (its sweep runs hourly; tests call it). */
+  expiry: LeaveExpiry
   /** Settles if Discord later refuses the bot for good (token reset: 4004); the process should then exit. */
   refused: Promise<DiscordRefusal>
 }
@@ -79,6 +83,8 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     readyShards: () => readyShardIds(client),
   })
   const refresh = createPresenceRefresh(sync, log)
+  const forget = buildForgetService(db, cache, redis, keys)
+  const expiry = createLeaveExpiry({ rows: createPrivacyRows(db), forget, memberOfAny: sync.memberOfAny, afterDays: config.forgetAfterLeaveDays, seesEveryGuild: config.shardIds.length === config.shardCount, log })
   if (metrics !== undefined) ctx.shutdown.register('shard-pings', reportShardStatus(client, metrics, config.shardIds))
   const registration = createCommandRegistration({ commands: () => client.application?.commands ?? null, config, log })
   routeGatewayEvents(client, {
@@ -102,8 +108,11 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
       gamePlatformName: config.gamePlatformName,
       log,
       sendDm: createDirectMessenger(client, log),
+      forget,
+      myData: buildMyDataReader(db, redis, keys, { logRetentionDays: config.logRetentionDays, messageRetentionDays: config.messageRetentionDays, forgetAfterLeaveDays: config.forgetAfterLeaveDays }),
       onHolderChanged: refresh.user,
     }),
+    expiry,
     registerCommands: registration.register,
     log,
   })
@@ -118,6 +127,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   })
   watchBull(ctx.redisWatch, 'notify', notifier)
   ctx.shutdown.register('discord', async () => {
+    expiry.stop()
     await closeQueueHandles([notifier], () => notifyRedis.status === 'ready')
     // With Redis down the shards' liveness marks cannot be cleared; they lapse by themselves.
     await sync.stop([...config.shardIds]).catch((err: Error) => log.warn({ err: err.message }, 'shard marks not cleared (Redis is down); they lapse by themselves'))
@@ -129,6 +139,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   sync.startHeartbeat()
   await sync.beat()
   void notifier.run()
+  expiry.start()
   log.info({ shards: config.shardIds, shardCount: config.shardCount, guilds: readyClient.guilds.cache.size, user: readyClient.user.tag }, 'gateway ready')
-  return { client: readyClient, sync, codes, refused: refusals.refused }
+  return { client: readyClient, sync, codes, expiry, refused: refusals.refused }
 }

@@ -23,10 +23,32 @@ import type { CodeCache } from '../redis/code-cache.js'
 import { createGuildSet } from '../redis/guild-set.js'
 import type { RedisKeys } from '../redis/keys.js'
 import { createSafetyService, type SafetyService } from '../safety/safety-service.js'
+import { createForgetService, type ForgetService } from '../privacy/forget-service.js'
+import { createPrivacyRows } from '../mysql/privacy-rows.js'
+import { createPushSubscriptions } from '../redis/push-subscriptions.js'
+import { createPresenceStore } from '../redis/presence-store.js'
+import { createMyDataReader } from '../privacy/my-data.js'
+import type { MyData } from '../privacy/model/my-data.js'
 
 /** The code service over MySQL and a code cache (write-through only; rebuilding the cache is storage.ts's job). */
 export function buildCodeService(db: Kysely<Database>, cache: CodeCache): CodeService {
   return createCodeService({ rows: createCodeRows(db), transactions: createTransactions(db), cache })
+}
+
+/** A chat user's erasure over MySQL, the code cache and the push subscriptions in Redis. */
+export function buildForgetService(db: Kysely<Database>, cache: CodeCache, redis: Redis, keys: RedisKeys): ForgetService {
+  return createForgetService({ rows: createPrivacyRows(db), cache, push: createPushSubscriptions(redis, keys) })
+}
+
+/** The reader of what is kept about a chat user (`/mydata`, `users show`), with the deployment's retention settings. */
+export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, retention: MyData['retention']): (chatUserId: string) => Promise<MyData | null> {
+  return createMyDataReader({
+    rows: createPrivacyRows(db),
+    infractions: createInfractionRows(db),
+    presence: createPresenceStore(redis, keys),
+    push: createPushSubscriptions(redis, keys),
+    retention,
+  })
 }
 
 /** The API key service over MySQL and the front's Redis copy. */

@@ -10,6 +10,8 @@ export interface InteractionReply {
   components: unknown[]
   flags: number
   message_id: string | null
+  /** The files of the answering message (name, size, type: the sandbox keeps no content). */
+  attachments?: unknown[]
   custom_id?: string
   title?: string
   choices?: unknown[]

@@ -47,7 +47,7 @@ t.test('/staff is registered only in the staff guild, for Manage Server by defau
   t.same(staff.contexts, [0])
   t.equal(staff.dm_permission, undefined, 'not the deprecated dm_permission')
   t.ok((staff.options as Array<{ name: string }>).some((o) => o.name === 'pardon'))
-  t.same(state.commands.guild[otherGuild]!.map((c) => c.name).sort(), ['code', 'pause', 'resume', 'unlink'])
+  t.same(state.commands.guild[otherGuild]!.map((c) => c.name).sort(), ['code', 'forget', 'mydata', 'pause', 'resume', 'share', 'unlink'])
   t.same(state.commands.global, [])
 })
 

@@ -30,6 +30,8 @@ export async function startGatewayStack(
   opts: {
     shards?: number
     env?: Record<string, string>
+    /** More of the stack's environment, from the sandbox (its URLs). */
+    envOf?: (sandbox: Sandbox) => Record<string, string>
     metrics?: GatewayMetricsFactory
     /** Runs against the sandbox before the gateway starts (guilds the bot finds at login). */
     beforeGateway?: (sandbox: Sandbox) => Promise<void>
@@ -52,6 +54,7 @@ export async function startGatewayStack(
     MESSAGE_CONTENT: 'on',
     SHARD_COUNT: String(shards),
     ...opts.env,
+    ...opts.envOf?.(sandbox),
   }
   const stack = await startStack(t, { env })
   await opts.beforeGateway?.(sandbox)

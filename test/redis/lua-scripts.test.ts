@@ -6,7 +6,7 @@ import { createCodeCache } from '../../src/redis/code-cache.js'
 import { luaCommand, luaSource, readLuaScript } from '../../src/redis/lua-scripts.js'
 import { startStack } from '../helpers/stack.js'
 
-const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'rate-gate-take'] as const
+const SCRIPTS = ['api-key-put', 'code-put', 'code-remove', 'hash-delete-if', 'holder-repair', 'lease-acquire', 'lease-renew', 'lease-release', 'presence-put', 'push-forget', 'rate-gate-take'] as const
 
 t.test('the Lua scripts', async (t) => {
   const stack = await startStack(t, { front: false, consumers: [] })
@@ -38,15 +38,37 @@ t.test('the Lua scripts', async (t) => {
     t.equal(await redis.hexists(keys.holders, base.chatUserId), 0, 'revoking the held code drops the holder entry')
   })
 
+  t.test('code-put copies the share setting; a change of setting drops the presence; revoking drops the setting', async (t) => {
+    const cache = createCodeCache(redis, keys)
+    const base = { code: 'SHR1', state: 'active' as const, paused: false, chatUserId: '700000000000000009', platformUserId: null, platformUsername: null }
+    await redis.hset(keys.presence, 'SHR1', '0|online|Playing,\nGame;\n')
+    t.equal(await cache.put({ ...base, version: 1, share: 'everything' }), true)
+    t.equal(await redis.hexists(keys.share, 'SHR1'), 0, 'everything is not stored')
+    t.equal(await redis.hexists(keys.presence, 'SHR1'), 1, 'the same setting keeps the presence')
+    t.equal(await cache.put({ ...base, version: 2, share: 'media' }), true)
+    t.equal(await redis.hget(keys.share, 'SHR1'), 'media')
+    t.equal(await redis.hexists(keys.presence, 'SHR1'), 0, 'a new setting drops the presence filtered under the old one')
+    await redis.hset(keys.presence, 'SHR1', '0|online|')
+    t.equal(await cache.put({ ...base, version: 3, paused: true }), true, 'a record without a setting')
+    t.equal(await redis.hget(keys.share, 'SHR1'), 'media', 'leaves the setting as it is')
+    t.equal(await redis.hexists(keys.presence, 'SHR1'), 1, 'and the presence')
+    t.equal(await cache.put({ ...base, version: 1, share: 'everything' }), false, 'an older setting is refused')
+    t.equal(await redis.hget(keys.share, 'SHR1'), 'media')
+    t.equal(await cache.put({ ...base, state: 'revoked', version: 4, share: 'media' }), true)
+    t.equal(await redis.hexists(keys.share, 'SHR1'), 0, 'a revoked code has no setting left')
+  })
+
   t.test('code-remove and hash-delete-if remove only the value that was seen', async (t) => {
     const remove = luaCommand(redis, 'code-remove')
     await redis.hset(keys.codes, 'XTR1', 'active|0|42||1')
     await redis.hset(keys.holders, '42', 'XTR1')
-    const k = [keys.codes, keys.holders, keys.presence]
+    await redis.hset(keys.share, 'XTR1', 'games')
+    const k = [keys.codes, keys.holders, keys.presence, keys.share]
     t.equal(await remove(k, [keys.feed, '1|XTR1', 'XTR1', 'active|0|42||2', '42']), 0, 'a changed value stays')
     t.equal(await remove(k, [keys.feed, '1|XTR1', 'XTR1', 'active|0|42||1', '42']), 1)
     t.equal(await redis.hexists(keys.codes, 'XTR1'), 0)
     t.equal(await redis.hexists(keys.holders, '42'), 0, 'with its holder entry')
+    t.equal(await redis.hexists(keys.share, 'XTR1'), 0, 'and its share setting')
     const deleteIf = luaCommand(redis, 'hash-delete-if')
     await redis.hset(keys.apiKeys, 'id1', 'a|b|1')
     t.equal(await deleteIf([keys.apiKeys], ['id1', 'a|b|2']), 0)

@@ -7,9 +7,13 @@
  */
 import type { CodeRecord, CodeState } from './codes.js'
 import type { CodeView } from '../../presence/model/blocks.js'
+import type { ShareSetting } from '../../presence/model/share.js'
 
-/** A code record with the MySQL row version it was read at. */
-export type VersionedCode = CodeRecord & { version: number }
+/**
+ * A code record with the MySQL row version it was read at, and its share setting (absent: a record built without it,
+ * whose copy leaves the stored setting as it is).
+ */
+export type VersionedCode = CodeRecord & { version: number; share?: ShareSetting }
 
 /** The cached fields of a code. */
 export type CachedCode = Pick<CodeRecord, 'state' | 'paused' | 'chatUserId' | 'platformUsername'> & { version: number }

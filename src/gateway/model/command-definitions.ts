@@ -21,6 +21,28 @@ export const USER_COMMANDS = [
   { name: 'pause', description: 'Hide your activity from games (they see "Detection Paused")', type: 1, dm_permission: false },
   { name: 'resume', description: 'Show your activity in games again', type: 1, dm_permission: false },
   { name: 'unlink', description: 'Remove the link to your game account and retire your code', type: 1, dm_permission: false },
+  { name: 'mydata', description: 'See what the service keeps about you, with a JSON copy', type: 1, dm_permission: false },
+  { name: 'forget', description: 'Erase everything the service keeps about you (asks first)', type: 1, dm_permission: false },
+  {
+    name: 'share',
+    description: 'Choose what games see of your activity',
+    type: 1,
+    dm_permission: false,
+    options: [
+      {
+        type: 3,
+        name: 'show',
+        description: 'What games may see',
+        required: true,
+        choices: [
+          { name: 'everything (games, music, videos, streams)', value: 'everything' },
+          { name: 'games only (Playing, Competing)', value: 'games' },
+          { name: 'media only (Listening, Watching, Streaming)', value: 'media' },
+          { name: 'nothing (games see "No activity detected")', value: 'nothing' },
+        ],
+      },
+    ],
+  },
 ] as const
 
 /** `/staff`: registered only in the staff guilds. */
@@ -53,6 +75,15 @@ export const STAFF_COMMAND = {
     },
     {
       type: 1,
+      name: 'forget',
+      description: "Erase a member's data at their request (as their /forget does); it cannot be undone",
+      options: [
+        { type: 6, name: 'user', description: 'The member who asked', required: true },
+        { type: 5, name: 'confirm', description: 'True to erase', required: true },
+      ],
+    },
+    {
+      type: 1,
       name: 'pardon',
       description: 'Pardon an infraction: it stays in the log but no longer counts for the safety check',
       options: [
@@ -67,6 +98,22 @@ export const STAFF_COMMAND = {
 export function guildCommands(guildId: string, staffGuildIds: readonly string[], scope: 'guild' | 'global'): object[] {
   const staff = staffGuildIds.includes(guildId) ? [STAFF_COMMAND] : []
   return scope === 'global' ? staff : [...USER_COMMANDS, ...staff]
+}
+
+/** Custom id prefix of `/forget`'s buttons: `forget:yes:USERID` erases, `forget:no:USERID` cancels. */
+export const FORGET_PREFIX = 'forget:'
+
+/** The buttons under `/forget`'s question, for the user `userId` only (message components: an action row of two). */
+export function forgetButtons(userId: string): object[] {
+  return [
+    {
+      type: 1,
+      components: [
+        { type: 2, style: 4, label: 'Erase my data', custom_id: `${FORGET_PREFIX}yes:${userId}` },
+        { type: 2, style: 2, label: 'Cancel', custom_id: `${FORGET_PREFIX}no:${userId}` },
+      ],
+    },
+  ]
 }
 
 /** Custom id prefix of the "This wasn't me" button. */

@@ -4,6 +4,7 @@
  * handler. Placeholders are `{name}`; no template contains a literal brace.
  */
 import { describeRefusal, type ActionRefusal, type CodeRecord } from '../../codes/model/codes.js'
+import { describeShare, type ShareSetting } from '../../presence/model/share.js'
 
 /** Every reply and DM template, by key. */
 export const REPLIES = Object.freeze({
@@ -26,6 +27,23 @@ export const REPLIES = Object.freeze({
   nothingChanged: 'Nothing changed: {reason}.',
   paused: 'Detection paused: games now see "Detection Paused". Use /resume to undo.',
   resumed: 'Detection resumed: games see your activity again.',
+  shared: 'Games now see {what}.{paused}',
+  sharedUnchanged: 'Nothing changed: games already see {what}.{paused}',
+  sharePausedNote: '\nDetection is paused, so for now they see "Detection Paused"; /resume shows what you chose.',
+  forgetAsk:
+    'This erases what the service keeps about you, for good:\n' +
+    '- {codes}{link}\n' +
+    '- your share setting and pause state, and your live activity wherever it is held\n' +
+    "- the games' push subscriptions for your code\n" +
+    '- your name on your own actions in the logs, and the link between you and {infractions} infraction(s) (the games keep those records, without you)\n' +
+    'Games then see "Code not found". It cannot be undone; /code afterwards gives you a new code. Press **Erase my data** to go on.',
+  forgetAskCodes: 'your code **{code}**',
+  forgetAskNoLiveCode: 'the record of your retired code(s) ({count})',
+  forgetAskLink: ' and its link to the {platform} account **{username}** (id {platformUserId})',
+  myDataNothing: 'The service keeps nothing about you: you have no code and no infraction.',
+  forgetNothing: 'The service keeps nothing about you: there is nothing to erase.',
+  forgetDone: 'Done: your data is erased ({count} code(s)). Games see "Code not found" for it now. /code gives you a new code if you want one.',
+  forgetCancelled: 'Nothing was erased.',
   unlinked: 'Your code **{code}** is retired{link}. Use /code to get a new one.',
   unlinkedLink: ' and its link to **{username}** removed',
   unlinkBanned:
@@ -66,6 +84,9 @@ export const REPLIES = Object.freeze({
   infoLineBy: ' by {issuedBy}',
   infoLinePardon: ' (pardoned by {by})',
   infoOlder: '({count} older; the info endpoint lists them all)',
+  staffForgetUnconfirmed: 'Nothing was erased: set confirm to True to erase the data of <@{userId}>.',
+  staffForgetNothing: 'The service keeps nothing about <@{userId}>: nothing to erase.',
+  staffForgotten: 'Erased the data of <@{userId}> ({count} code(s), {infractions} infraction(s) unlinked). A data_erased moderation entry names you.',
   pardonBadId: 'An infraction id is a positive whole number (the # in /staff info).',
   pardonNotFound: 'No infraction #{id}.',
   pardonAlready: 'Nothing changed: infraction #{id} ({eventType}) of <@{userId}> was already pardoned by {by}.',
@@ -120,6 +141,25 @@ export function codeReply(record: CodeRecord, created: boolean, gamePlatformName
     return reply('codeLinked', { code, platform, username: record.platformUsername ?? record.platformUserId, paused })
   }
   return reply(created ? 'codeNew' : 'codeShown', { code, platform, paused })
+}
+
+/** The reply to `/share`: what games now see (and that a pause still hides it). */
+export function shareReply(share: ShareSetting, changed: boolean, paused: boolean): string {
+  return reply(changed ? 'shared' : 'sharedUnchanged', { what: describeShare(share), paused: paused ? REPLIES.sharePausedNote : '' })
+}
+
+/** What `/forget` asks before erasing: what it will erase. */
+export function forgetAsk(codes: readonly CodeRecord[], infractions: number, gamePlatformName: string): string {
+  const live = codes.find((c) => c.state !== 'revoked')
+  const bound = live?.platformUserId != null ? live : undefined
+  return reply('forgetAsk', {
+    codes: live === undefined ? reply('forgetAskNoLiveCode', { count: codes.length }) : reply('forgetAskCodes', { code: live.code }),
+    link:
+      bound === undefined
+        ? ''
+        : reply('forgetAskLink', { platform: gamePlatformName, username: bound.platformUsername ?? '?', platformUserId: bound.platformUserId! }),
+    infractions,
+  })
 }
 
 /** The DM sent when a code gets bound. */

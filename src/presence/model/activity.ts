@@ -1,6 +1,7 @@
 /** Discord activities to the text lines games show, pure: filtering, ordering, sanitizing and cutting. */
 import { nameSpeller } from './skeleton.js'
 import { drawnOrders, type DrawnText } from './visual-order.js'
+import { DEFAULT_SHARE, shareShows, type ShareSetting } from './share.js'
 
 /** A Discord activity as it arrives from the gateway (raw snake_case) or from discord.js (camelCase); only the fields we use. */
 export interface ActivityInput {
@@ -212,13 +213,17 @@ export function keepActivity(activity: ActivityInput, gamePlatformName: string):
   return shownGroup(activity, platformJudge(gamePlatformName)) !== null
 }
 
-/** Renders the shown activities as block lines: one group each, lines ending in `,` and the group's last in `;`. */
-export function renderActivityGroups(activities: readonly ActivityInput[], gamePlatformName: string): string {
+/**
+ * Renders the shown activities as block lines: one group each, lines ending in `,` and the group's last in `;`. Only
+ * the types `share` lets through are considered (before the MAX_ACTIVITIES cut, so hidden groups take no room).
+ */
+export function renderActivityGroups(activities: readonly ActivityInput[], gamePlatformName: string, share: ShareSetting = DEFAULT_SHARE): string {
   const judge = platformJudge(gamePlatformName)
   let out = ''
   let groups = 0
   for (const activity of activities) {
     if (groups === MAX_ACTIVITIES) break
+    if (!shareShows(share, activity.type)) continue
     const lines = shownGroup(activity, judge)
     if (lines === null) continue
     lines.forEach((line, i) => {

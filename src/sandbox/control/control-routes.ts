@@ -25,7 +25,8 @@
  *                                        change is made right after the next member chunks of the user's guild.
  * POST   /control/commands              {user_id, name, options?, guild_id?, channel_id?, dm?, timeout_ms?}
  *                                        sends a slash command INTERACTION_CREATE and waits for the bot's final answer:
- *                                        200 {type, content, embeds, components, flags, message_id, interaction_id}
+ *                                        200 {type, content, embeds, components, flags, message_id, interaction_id,
+ *                                        attachments? (the files of the answer: filename, size, content_type)}
  *                                        (flags & 64 = ephemeral) or 504 {error: 'no reply'}; 503 if no session gets it.
  * POST   /control/components            {user_id, custom_id, message_id, channel_id?, component_type?, values?, timeout_ms?}
  *                                        a button (or select) click on a stored message; DMs carry `user`, no guild.

@@ -25,6 +25,7 @@ function replyFromMessage(type: number, record: MessageRecord): InteractionReply
     components: m.components,
     flags: m.flags,
     message_id: m.id,
+    ...(m.attachments.length > 0 ? { attachments: m.attachments } : {}),
   }
 }
 
