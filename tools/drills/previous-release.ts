@@ -50,6 +50,9 @@ export async function previousRelease(root: string, commit: string, log: (messag
   const dir = join(RELEASE_CACHE, commit)
   const marker = join(dir, '.drill-built')
   const cli = join(dir, 'dist/src/cli.js')
+  if ((await run('git', ['cat-file', '-e', `${commit}^{commit}`], root)).code !== 0) {
+    throw new Error(`the previous release's commit ${commit} is not in the repository at ${root} (a shallow clone? git fetch --unshallow)`)
+  }
   const sameLock = (await run('git', ['diff', '--quiet', commit, 'HEAD', '--', 'package-lock.json'], root)).code === 0
   const modules = sameLock ? 'linked' : 'npm ci'
   if (existsSync(marker) && existsSync(cli)) return { commit, dir, cli, built: false, modules }
