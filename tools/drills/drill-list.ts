@@ -10,13 +10,15 @@ import { sql } from 'kysely'
 import { fileURLToPath } from 'node:url'
 import { childPids } from '../harness/proc-sampler.js'
 import { descendantPidsSync, startProcess, type BenchProcess } from '../harness/processes.js'
-import { sleep, waitFor } from '../harness/readiness.js'
+import { sleep, waitFor, waitForFront, waitForWorkers } from '../harness/readiness.js'
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../harness/sandbox.js'
 import { freePort } from '../harness/free-port.js'
+import { QueueName } from '../../src/queue/names.js'
 import { linkedCodes, openDrillWorld, storedRows, type DrillWorld, type Infra } from './drill-world.js'
+import { previousRelease, type BuiltRelease } from './previous-release.js'
 import { startLoad, type Load, type LoadResult } from './load.js'
 import type { DrillOutcome } from './outcome.js'
-import { formatErrors, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
+import { formatErrors, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
 
 /** The steady load's rates (the issue's drills ran at 250 log events per second). */
 export const LOAD = { logsPerSecond: 250, bindsPerSecond: 5, pollsPerSecond: 20 }
@@ -572,6 +574,207 @@ const backupRestore: Drill = {
     }),
 }
 
+/** The release before this one (CHANGELOG.md: 0.1.0 is f2075e2): the upgrade drill starts from it. */
+export const PREVIOUS_RELEASE = { version: '0.1.0', commit: 'f2075e2' }
+
+/** The parts a rolling upgrade replaces, in docs/operations.md's order. */
+const UPGRADE_ORDER = ['front', 'worker', 'gateway'] as const
+type UpgradePart = (typeof UPGRADE_ORDER)[number]
+
+/** `presence-link ARGS` of `release` (this checkout when undefined) with `env`; rejects with its last lines unless it exits 0. */
+async function releaseCli(release: BuiltRelease | undefined, env: Record<string, string>, args: string[]): Promise<string[]> {
+  const name = `presence-link ${args[0] ?? ''}${release === undefined ? '' : ` (${release.commit})`}`
+  const run =
+    release === undefined
+      ? startProcess({ name, script: 'src/cli.js', args, env, exits: true })
+      : startProcess({ name, script: '', command: { file: process.execPath, args: [release.cli, ...args], cwd: release.dir }, env, exits: true })
+  const code = await new Promise<number | null>((resolve) => run.proc.once('exit', (c) => resolve(c)))
+  if (code !== 0) throw new Error(`${name} ${args.join(' ')} exited ${code}: ${run.lines.slice(-5).join(' | ')}`)
+  return [...run.lines]
+}
+
+/** The `version` label of `presence_link_build_info` on the metrics port, or `?` when it cannot be read. */
+async function buildInfoVersion(port: number): Promise<string> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
+    const text = await res.text()
+    return /presence_link_build_info\{[^}]*version="([^"]+)"/.exec(text)?.[1] ?? '?'
+  } catch {
+    return '?'
+  }
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1)
+
+/**
+ * docs/operations.md "Upgrading" under load: the previous release (built from git, cached by commit) serves a database
+ * it migrated itself (front, worker and gateway against the Discord sandbox); this checkout's `presence-link migrate`
+ * runs while it serves; then the fronts, the workers and the gateways are restarted on this release one after the
+ * other (SIGTERM, then the new part). Counted: accepted log events lost or stored twice, callbacks polls not answered
+ * 200 and the longest stretch without a 200, and the version each part reports at the end.
+ */
+const upgrade: Drill = {
+  name: 'upgrade',
+  // 43 s here with the build cached; CI's fresh TMPDIR adds the previous release's build (23 s here, npm's cache warm).
+  short: true,
+  async run(infra, options) {
+    const t = timing(options.short)
+    const release = await previousRelease(ROOT, PREVIOUS_RELEASE.commit, options.log)
+    const newVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
+    const notes = [`previous release ${PREVIOUS_RELEASE.version} (${release.commit}) ${release.built ? `built this run, node_modules by ${release.modules}` : 'from the build cache'}`]
+    const problems: string[] = []
+    const sandbox = await startSandbox()
+    const metricsPorts: Record<UpgradePart, number> = { front: await freePort(), worker: await freePort(), gateway: await freePort() }
+    const env = {
+      DISCORD_TOKEN: 'sandbox-token',
+      DISCORD_API: sandbox.apiBase,
+      GUILD_WHITELIST: sandbox.defaultGuildId,
+      METRICS_PORT: String(metricsPorts.front),
+      WORKER_METRICS_PORT: String(metricsPorts.worker),
+      GATEWAY_METRICS_PORT: String(metricsPorts.gateway),
+    }
+    let world: DrillWorld | undefined
+    let load: Load | undefined
+    const running = new Map<UpgradePart, { proc: BenchProcess; label: string }>()
+    // Error lines (pino level 50 or 60) of any part from the migration on: the old release on the new schema shows here.
+    let migrated = false
+    const errorLines: string[] = []
+    try {
+      const migratedOld = Date.now()
+      world = await openDrillWorld(infra, 'upgrade', {
+        binds: BIND_CODES,
+        env,
+        schema: async (scratch) => void (await releaseCli(release, scratch.env, ['migrate'])),
+      })
+      const w = world
+      notes.push(`the previous release migrated the empty database in ${seconds(Date.now() - migratedOld)} s (with the world's set-up)`)
+      const start = async (name: UpgradePart, which: 'previous' | 'new'): Promise<void> => {
+        const label = `${name} ${which === 'previous' ? PREVIOUS_RELEASE.version : newVersion}`
+        const startedAt = Date.now()
+        const proc =
+          which === 'previous'
+            ? startProcess({ name: label, script: '', command: { file: process.execPath, args: [release.cli, name], cwd: release.dir }, env: w.scratch.env })
+            : startProcess({ name: label, script: 'src/cli.js', args: [name], env: w.scratch.env })
+        running.set(name, { proc, label })
+        proc.onLine((line) => {
+          if (/front worker died/.test(line)) w.frontWorkerDeaths++
+          if (migrated && /"level":(50|60)/.test(line)) errorLines.push(`${label}: ${line.slice(0, 300)}`)
+        })
+        if (name === 'front') {
+          w.parts.front = proc
+          await waitForFront(w.scratch.port, 60_000, 50)
+        } else if (name === 'worker') {
+          w.parts.worker = proc
+          await waitForWorkers(w.scratch.redis, w.scratch.ctx.keys.bullPrefix, [QueueName.Bind, QueueName.Log])
+        } else {
+          // The gateway writes its whitelist record (with its start time) once it has started.
+          await waitFor(`the ${label} gateway started`, async () => {
+            const text = await w.scratch.redis.get(w.scratch.ctx.keys.guildsFromEnv)
+            const at = text === null ? 0 : Date.parse((JSON.parse(text) as { at: string }).at)
+            return at >= startedAt - 1_000
+          }, 60_000, 100)
+        }
+      }
+      const versions = async () => Object.fromEntries(await Promise.all(UPGRADE_ORDER.map(async (p) => [p, await buildInfoVersion(metricsPorts[p])] as const))) as Record<UpgradePart, string>
+      for (const name of ['worker', 'front', 'gateway'] as const) await start(name, 'previous')
+      const before = await versions()
+      const tag = newTag('upgrade')
+      load = loadOn(world, tag)
+      const loadStartedAt = Date.now()
+      await sleep(t.beforeMs)
+      options.log(`upgrade: ${newVersion}'s presence-link migrate while ${PREVIOUS_RELEASE.version} serves`)
+      const migrateAt = Date.now()
+      migrated = true
+      await releaseCli(undefined, world.scratch.env, ['migrate'])
+      const migrateEnd = Date.now()
+      notes.push(`migrate (${newVersion}) took ${seconds(migrateEnd - migrateAt)} s under load`)
+      await sleep(t.beforeMs)
+      const acceptedOnNewSchema = [...load.result.accepted.values()].filter((at) => at >= migrateEnd).length
+      const windows: Partial<Record<UpgradePart, { began: number; upAt: number }>> = {}
+      for (const name of UPGRADE_ORDER) {
+        const old = running.get(name)
+        if (old === undefined) throw new Error(`no ${name} running`)
+        if (old.proc.proc.exitCode !== null || old.proc.proc.signalCode !== null) problems.push(`${old.label} had exited before its restart`)
+        options.log(`upgrade: restarting the ${name} (${old.label}: SIGTERM, then ${newVersion})`)
+        const began = Date.now()
+        await old.proc.stop(20_000)
+        const stoppedAt = Date.now()
+        await start(name, 'new')
+        const upAt = Date.now()
+        windows[name] = { began, upAt }
+        notes.push(`${name}: ${PREVIOUS_RELEASE.version} gone ${seconds(stoppedAt - began)} s after SIGTERM, ${newVersion} up ${seconds(upAt - stoppedAt)} s later`)
+        if (name !== 'gateway') await sleep(3_000)
+      }
+      const endMs = Date.now()
+      await answeringAgain(load, endMs)
+      await sleep(t.afterMs)
+      const result = await load.stop()
+      const stoppedAt = Date.now()
+      const stopped = load
+      load = undefined
+      const after = await versions()
+      const cliVersion = (await releaseCli(undefined, world.scratch.env, ['version'])).join(' ').slice(0, 200)
+      options.log(`upgrade: load stopped, ${result.accepted.size} events accepted of ${result.sent}; waiting for MySQL`)
+      let rows = new Map<string, { count: number; lastMs: number }>()
+      await waitFor('every accepted event stored', async () => {
+        rows = await storedRows(w.scratch, tag)
+        return [...result.accepted.keys()].every((id) => rows.has(id))
+      }, t.recoveryWaitMs, 1000).catch(() => undefined)
+      await sleep(2_000)
+      rows = await storedRows(w.scratch, tag)
+      const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+      let lastBacklog: number | null = null
+      for (const [id, at] of result.accepted) {
+        const row = rows.get(id)
+        if (at <= endMs && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
+      }
+      // Polls: the whole load, and outside the front's own restart (one front process: its port is closed meanwhile).
+      const front = windows.front ?? { began: loadStartedAt, upAt: loadStartedAt }
+      const gap = longestGapMs(result.pollOkTimes, loadStartedAt, stoppedAt)
+      const gapOutsideFront = Math.max(longestGapMs(result.pollOkTimes, loadStartedAt, front.began), longestGapMs(result.pollOkTimes, front.upAt, stoppedAt))
+      const answeredNot200 = Object.entries(result.errors.callbacks).filter(([kind]) => /^\d+$/.test(kind)).reduce((n, [, c]) => n + c, 0)
+      const pollFailures = Object.values(result.errors.callbacks).reduce((n, c) => n + c, 0)
+      notes.push(
+        `polls: ${result.pollOkTimes.length} of ${result.polls} answered 200, ${answeredNot200} answered otherwise, ${pollFailures - answeredNot200} not answered (connection refused or reset); longest stretch without a 200 ${seconds(gap)} s (the front's restart window ${seconds(front.upAt - front.began)} s), ${seconds(gapOutsideFront)} s outside it`,
+        `${acceptedOnNewSchema} events accepted by ${PREVIOUS_RELEASE.version}'s front after the migration (stored by its worker on the new schema)`,
+        `build_info versions before: front ${before.front}, worker ${before.worker}, gateway ${before.gateway}; after: front ${after.front}, worker ${after.worker}, gateway ${after.gateway}; presence-link version: ${cliVersion}`,
+      )
+      if (answeredNot200 > 0) problems.push(`${answeredNot200} polls answered with another status than 200`)
+      if (gapOutsideFront > 2_000) problems.push(`polls went ${seconds(gapOutsideFront)} s without a 200 outside the front's restart`)
+      for (const p of UPGRADE_ORDER) if (after[p] !== newVersion) problems.push(`the ${p} reports version ${after[p]} after the upgrade, not ${newVersion}`)
+      if (errorLines.length > 0) {
+        problems.push(`${errorLines.length} error lines from the parts after the migration`)
+        for (const line of errorLines.slice(0, 5)) options.log(`upgrade: ${line}`)
+      }
+      if (w.frontWorkerDeaths > 0) problems.push(`front worker crashed ×${w.frontWorkerDeaths}`)
+      if (result.bindsSent > 0) {
+        const linked = await linkedCodes(w.scratch, result.bound)
+        notes.push(`binds: ${result.bound.size} bound of ${result.bindsSent}, ${linked.size} linked in MySQL`)
+      }
+      if (tally.unacknowledged > 0) notes.push(`${tally.unacknowledged} stored events whose request failed client-side`)
+      return {
+        name: 'upgrade',
+        fault: `rolling upgrade ${PREVIOUS_RELEASE.version} → ${newVersion}: migrate while the old release serves, then fronts, workers, gateways (SIGTERM, start new)`,
+        counted: 'log events',
+        accepted: tally.accepted,
+        stored: tally.stored,
+        lost: tally.lost,
+        duplicated: tally.duplicated,
+        clientErrors: clientErrors(result),
+        recoverySeconds: recoverySeconds(endMs, stopped.firstAcceptedAfter(endMs), lastBacklog),
+        problems,
+        notes,
+      }
+    } finally {
+      await load?.stop().catch(() => undefined)
+      const gateway = running.get('gateway')
+      await gateway?.proc.stop(20_000).catch(() => undefined)
+      await world?.close().catch(() => undefined)
+      await sandbox.close()
+    }
+  },
+}
+
 /** Every drill, in run order. */
-export const DRILLS: readonly Drill[] = [workerSigkill, redisSigkill, mariadbStopped, bindsRedisKilled, frontWorkerSigkill, deliveryStorm, redisBlip, sigtermRestart, backupRestore]
+export const DRILLS: readonly Drill[] = [workerSigkill, redisSigkill, mariadbStopped, bindsRedisKilled, frontWorkerSigkill, deliveryStorm, redisBlip, sigtermRestart, backupRestore, upgrade]
 

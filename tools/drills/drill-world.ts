@@ -42,7 +42,16 @@ export interface DrillWorld {
 export type StoredRows = Map<string, { count: number; lastMs: number }>
 
 /** Builds a world named `stem...`; `env` is added to the parts' environment. */
-export async function openDrillWorld(infra: Infra, stem: string, options: { binds: number; env?: Record<string, string> }): Promise<DrillWorld> {
+export async function openDrillWorld(
+  infra: Infra,
+  stem: string,
+  options: {
+    binds: number
+    env?: Record<string, string>
+    /** Gives the empty database its schema before the key and codes are made (default: this checkout's migrations). */
+    schema?: (scratch: Scratch) => Promise<void>
+  },
+): Promise<DrillWorld> {
   const scratch = await createScratch({
     stem,
     poolSize: 4,
@@ -50,8 +59,10 @@ export async function openDrillWorld(infra: Infra, stem: string, options: { bind
     redisUrl: infra.redis.url,
     // 127.0.0.1:9 refuses at once: the binds carry the platform user id, so nothing needs the Roblox API.
     env: { FRONT_WORKERS: '2', ROBLOX_USERS_API: 'http://127.0.0.1:9', ...options.env },
+    migrate: options.schema === undefined,
   })
   try {
+    await options.schema?.(scratch)
     const key = await buildApiKeyService(scratch.db, scratch.redis, scratch.ctx.keys).create('drills')
     if (!key.ok) throw new Error('could not create the drills API key')
     const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))

@@ -33,6 +33,8 @@ export interface LoadResult {
   bound: Map<string, number>
   bindsSent: number
   polls: number
+  /** Epoch ms of every callbacks poll answered 200, in answer order. */
+  pollOkTimes: number[]
   /** Failures by route (`log`, `bind`, `callbacks`) and kind. */
   errors: Record<'log' | 'bind' | 'callbacks', ErrorCounts>
 }
@@ -77,7 +79,7 @@ function kindOf(err: unknown): string {
 /** Starts sending at the spec's rates. */
 export function startLoad(spec: LoadSpec): Load {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 })
-  const result: LoadResult = { accepted: new Map(), sent: 0, bound: new Map(), bindsSent: 0, polls: 0, errors: { log: {}, bind: {}, callbacks: {} } }
+  const result: LoadResult = { accepted: new Map(), sent: 0, bound: new Map(), bindsSent: 0, polls: 0, pollOkTimes: [], errors: { log: {}, bind: {}, callbacks: {} } }
   const acceptedTimes: number[] = []
   const inFlight = new Set<Promise<void>>()
   const track = (p: Promise<void>) => {
@@ -124,7 +126,8 @@ export function startLoad(spec: LoadSpec): Load {
     track(
       post(agent, `${spec.api}/callbacks/${spec.pollCodes}`, undefined, spec.bearer).then(
         (res) => {
-          if (res.status !== 200) countError(result.errors.callbacks, errorKind(res.status, undefined))
+          if (res.status === 200) result.pollOkTimes.push(Date.now())
+          else countError(result.errors.callbacks, errorKind(res.status, undefined))
         },
         (err: unknown) => countError(result.errors.callbacks, kindOf(err)),
       ),

@@ -84,3 +84,18 @@ export function formatErrors(counts: ErrorCounts): string {
     .map(([kind, n]) => `${kind} ×${n.toLocaleString('en-US')}`)
     .join(', ')
 }
+
+/**
+ * The longest stretch between `fromMs` and `toMs` without one of `times` (epoch ms, any order): the edges count, so
+ * no time at all in the window gives the whole window.
+ */
+export function longestGapMs(times: readonly number[], fromMs: number, toMs: number): number {
+  const inside = times.filter((t) => t >= fromMs && t <= toMs).sort((a, b) => a - b)
+  let previous = fromMs
+  let longest = 0
+  for (const t of [...inside, toMs]) {
+    longest = Math.max(longest, t - previous)
+    previous = t
+  }
+  return longest
+}

@@ -26,6 +26,8 @@ export interface ScratchOptions {
   databaseUrl?: string
   /** Redis to use instead of the configured one. */
   redisUrl?: string
+  /** False: create the database but leave it empty (the upgrade drill migrates it with the previous release). */
+  migrate?: boolean
 }
 
 /** An open scratch world. */
@@ -77,7 +79,7 @@ export async function createScratch(options: ScratchOptions): Promise<Scratch> {
   }
   const config = parsed({ ...process.env, ...env })
   const ctx = createProcessContext(options.stem, config, createLogger(options.stem, 'warn'))
-  const db = await openDatabase(ctx, options.poolSize)
+  const db = await openDatabase(ctx, options.poolSize, options.migrate ?? true)
   let redis: Redis
   try {
     redis = await openRedis(ctx, 'request', 'bench')

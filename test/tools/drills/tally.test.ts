@@ -1,6 +1,6 @@
 /** The drills' counting: accepted against stored, error kinds, order breaks and recovery time. */
 import t from 'tap'
-import { countError, errorKind, formatErrors, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from '../../../tools/drills/tally.js'
+import { countError, errorKind, formatErrors, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from '../../../tools/drills/tally.js'
 
 t.test('tallyStored', async (t) => {
   const cases: Array<{ name: string; accepted: string[]; stored: Array<[string, number]>; want: ReturnType<typeof tallyStored> }> = [
@@ -88,4 +88,13 @@ t.test('recoverySeconds', async (t) => {
   t.equal(recoverySeconds(10_000, 10_200, null), 0.2, 'no backlog: the first accepted request')
   t.equal(recoverySeconds(10_000, 9_000, 9_500), 0, 'both before the end of the fault')
   t.equal(recoverySeconds(10_000, null, 11_000), null, 'never answered again')
+})
+
+t.test('longestGapMs', async (t) => {
+  t.equal(longestGapMs([], 1_000, 5_000), 4_000, 'no answer at all: the whole window')
+  t.equal(longestGapMs([1_500, 2_000, 4_800], 1_000, 5_000), 2_800, 'the longest stretch between answers')
+  t.equal(longestGapMs([4_800, 1_500, 2_000], 1_000, 5_000), 2_800, 'in any order')
+  t.equal(longestGapMs([1_100, 1_200], 1_000, 5_000), 3_800, 'the stretch up to the end of the window counts')
+  t.equal(longestGapMs([3_000, 4_000], 1_000, 5_000), 2_000, 'the stretch from the start of the window counts')
+  t.equal(longestGapMs([500, 2_000, 9_000], 1_000, 5_000), 3_000, 'answers outside the window are left out')
 })
