@@ -4,7 +4,7 @@
  * fronts and HAProxy (haproxy/haproxy.cfg) each on its own host from the built dist/, then runs the scenarios
  * (tools/hosts/scenario-list.ts) and writes HOSTS.md (or `--out FILE`). Exits 1 when a scenario fails, 0 with a
  * clear line when this machine cannot make namespaces (not root, no iproute2). Everything is torn down on the way
- * out, on Ctrl-C and after a crash. Options: `--only NAME[,NAME]`, `--out FILE`, `--hold` (deploy, print where
+ * out, on Ctrl-C and after a crash. Options: `--only NAME[,NAME]`, `--skip NAME[,NAME]`, `--out FILE`, `--hold` (deploy, print where
  * everything is, run no scenario and keep it all up until Ctrl-C).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -26,14 +26,16 @@ import { HOSTS } from './topology.js'
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const log = createBenchLog('hosts')
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' }, hold: { type: 'boolean', default: false } }, allowPositionals: false })
-const only = values.only?.split(',').map((s) => s.trim()).filter((s) => s !== '')
-const unknown = (only ?? []).filter((name) => !SCENARIOS.some((s) => s.name === name))
+const { values } = parseArgs({ options: { only: { type: 'string' }, skip: { type: 'string' }, out: { type: 'string' }, hold: { type: 'boolean', default: false } }, allowPositionals: false })
+const namesOf = (list: string | undefined) => list?.split(',').map((s) => s.trim()).filter((s) => s !== '')
+const only = namesOf(values.only)
+const skip = namesOf(values.skip) ?? []
+const unknown = [...(only ?? []), ...skip].filter((name) => !SCENARIOS.some((s) => s.name === name))
 if (unknown.length > 0) {
   process.stderr.write(`unknown scenario ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}\n`)
   process.exit(2)
 }
-const selected = SCENARIOS.filter((s) => only === undefined || only.includes(s.name))
+const selected = SCENARIOS.filter((s) => (only === undefined || only.includes(s.name)) && !skip.includes(s.name))
 const out = resolve(values.out ?? join(ROOT, 'HOSTS.md'))
 const command = ['npm run hosts', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ')
 
