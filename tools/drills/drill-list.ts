@@ -14,8 +14,8 @@ import { sleep, waitFor, waitForFront, waitForWorkers } from '../harness/readine
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../harness/sandbox.js'
 import { freePort } from '../harness/free-port.js'
 import { QueueName } from '../../src/queue/names.js'
-import { linkedCodes, openDrillWorld, storedRows, type DrillWorld, type Infra } from './drill-world.js'
-import { previousRelease, type BuiltRelease } from './previous-release.js'
+import { linkedCodes, openDrillWorld, storedRows, WORLD_CHAT_USERS, type DrillWorld, type Infra } from './drill-world.js'
+import { previousRelease, seedWithRelease, type BuiltRelease } from './previous-release.js'
 import { startLoad, type Load, type LoadResult } from './load.js'
 import type { DrillOutcome } from './outcome.js'
 import { formatErrors, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
@@ -644,7 +644,10 @@ const upgrade: Drill = {
       world = await openDrillWorld(infra, 'upgrade', {
         binds: BIND_CODES,
         env,
-        schema: async (scratch) => void (await releaseCli(release, scratch.env, ['migrate'])),
+        prepare: async (scratch, count) => {
+          await releaseCli(release, scratch.env, ['migrate'])
+          return seedWithRelease(release, scratch.env, count, WORLD_CHAT_USERS)
+        },
       })
       const w = world
       notes.push(`the previous release migrated the empty database in ${seconds(Date.now() - migratedOld)} s (with the world's set-up)`)

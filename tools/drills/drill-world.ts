@@ -41,6 +41,17 @@ export interface DrillWorld {
 /** Per accepted-event id (its description), the rows stored and the latest row's `created_at` (epoch ms). */
 export type StoredRows = Map<string, { count: number; lastMs: number }>
 
+/** The world's API key and `count` codes, made through this checkout's services on its migrated schema. */
+async function prepareWorld(scratch: Scratch, count: number): Promise<{ key: string; codes: string[] }> {
+  const key = await buildApiKeyService(scratch.db, scratch.redis, scratch.ctx.keys).create('drills')
+  if (!key.ok) throw new Error('could not create the drills API key')
+  const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))
+  return { key: key.key, codes: await issueFresh(codes, count, WORLD_CHAT_USERS) }
+}
+
+/** The first chat user id of a world's codes. */
+export const WORLD_CHAT_USERS = 700_000_000_000_000_000n
+
 /** Builds a world named `stem...`; `env` is added to the parts' environment. */
 export async function openDrillWorld(
   infra: Infra,
@@ -48,8 +59,11 @@ export async function openDrillWorld(
   options: {
     binds: number
     env?: Record<string, string>
-    /** Gives the empty database its schema before the key and codes are made (default: this checkout's migrations). */
-    schema?: (scratch: Scratch) => Promise<void>
+    /**
+     * Gives the empty database its schema and makes the world's API key and `count` codes, in place of this checkout's
+     * migrations and services (the upgrade drill: the previous release's, whose schema this checkout cannot write).
+     */
+    prepare?: (scratch: Scratch, count: number) => Promise<{ key: string; codes: string[] }>
   },
 ): Promise<DrillWorld> {
   const scratch = await createScratch({
@@ -59,18 +73,14 @@ export async function openDrillWorld(
     redisUrl: infra.redis.url,
     // 127.0.0.1:9 refuses at once: the binds carry the platform user id, so nothing needs the Roblox API.
     env: { FRONT_WORKERS: '2', ROBLOX_USERS_API: 'http://127.0.0.1:9', ...options.env },
-    migrate: options.schema === undefined,
+    migrate: options.prepare === undefined,
   })
   try {
-    await options.schema?.(scratch)
-    const key = await buildApiKeyService(scratch.db, scratch.redis, scratch.ctx.keys).create('drills')
-    if (!key.ok) throw new Error('could not create the drills API key')
-    const codes = buildCodeService(scratch.db, createCodeCache(scratch.redis, scratch.ctx.keys))
-    const issued = await issueFresh(codes, options.binds + 3, 700_000_000_000_000_000n)
+    const { key, codes: issued } = await (options.prepare ?? prepareWorld)(scratch, options.binds + 3)
     const world: DrillWorld = {
       infra,
       scratch,
-      bearer: `Bearer ${key.key}`,
+      bearer: `Bearer ${key}`,
       bindCodes: issued.slice(3),
       pollCodes: issued.slice(0, 3).join('&'),
       parts: {},

@@ -5,7 +5,7 @@
  * A later run finds the build and reuses it.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -66,4 +66,41 @@ export async function previousRelease(root: string, commit: string, log: (messag
   await must(`npm run build in ${dir}`, 'npm', ['run', 'build'], dir, { COMMIT: commit })
   writeFileSync(marker, `${new Date().toISOString()}\n`)
   return { commit, dir, cli, built: true, modules }
+}
+
+/**
+ * The script that makes a world's API key and codes with a release's own services (its dist/), on the schema its own
+ * migrate made: this checkout's services read columns the previous release's schema does not have yet (codes.share).
+ * Prints one JSON line `{"key": ..., "codes": [...]}`.
+ */
+const SEED_SCRIPT = `
+import { loadConfig } from './dist/src/config.js'
+import { createProcessContext } from './dist/src/runtime/process-context.js'
+import { openDatabase, openRedis } from './dist/src/runtime/storage.js'
+import { buildApiKeyService, buildCodeService } from './dist/src/runtime/services.js'
+import { createCodeCache } from './dist/src/redis/code-cache.js'
+const [count, base] = process.argv.slice(2)
+const ctx = createProcessContext('seed', loadConfig())
+const db = await openDatabase(ctx, 4, false)
+const redis = await openRedis(ctx, 'request', 'seed')
+const key = await buildApiKeyService(db, redis, ctx.keys).create('drills')
+if (!key.ok) throw new Error('could not create the drills API key')
+const service = buildCodeService(db, createCodeCache(redis, ctx.keys))
+const codes = []
+for (let i = 0n; i < BigInt(count); i++) codes.push((await service.issue(String(BigInt(base) + i))).code.code)
+process.stdout.write(JSON.stringify({ key: key.key, codes }) + '\\n')
+await ctx.shutdown.run('seeded')
+process.exit(0)
+`
+
+/** Makes `count` codes for chat users `base`, `base + 1`, ... and an API key through `release`'s own services. */
+export async function seedWithRelease(release: BuiltRelease, env: Record<string, string>, count: number, base: bigint): Promise<{ key: string; codes: string[] }> {
+  const script = join(release.dir, 'drill-seed.mjs')
+  writeFileSync(script, SEED_SCRIPT)
+  const out = join(release.dir, `drill-seed-${process.pid}.json`)
+  await must('seeding the world with the previous release', 'bash', ['-c', 'exec "$0" "$1" "$2" "$3" > "$4"', process.execPath, script, String(count), String(base), out], release.dir, { ...env, LOG_LEVEL: 'warn' })
+  const last = readFileSync(out, 'utf8').trim().split('\n').filter((l) => l.startsWith('{"key"')).pop()
+  rmSync(out, { force: true })
+  if (last === undefined) throw new Error('seeding the world with the previous release printed no result')
+  return JSON.parse(last) as { key: string; codes: string[] }
 }
