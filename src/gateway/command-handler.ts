@@ -85,6 +85,17 @@ function messageOf(answer: Answer): InteractionEditReplyOptions {
   }
 }
 
+/** The owner of a code pressed "this wasn't me" in a DM: the code is invalidated, or why not. */
+async function notMe(codes: CodeService, i: ButtonInteraction): Promise<string> {
+  const code = i.customId.slice(NOT_ME_PREFIX.length)
+  const record = isCode(code) ? await codes.show(code) : undefined
+  if (record === undefined || record.chatUserId !== i.user.id) return reply('notForYou')
+  const result = await codes.act(code, 'invalidate', { source: 'discord', name: `${i.user.username} (${i.user.id}): this wasn't me` })
+  if (result.ok) return reply('notMeDone', { code })
+  // The owner pressing an old DM's button: say what state the code is in and what to do, not a staff-facing refusal.
+  return reply(result.reason === 'banned' ? 'notMeBanned' : result.reason === 'invalidated' ? 'notMeAlready' : 'notMeRetired', { code })
+}
+
 /** Creates the interaction listener. */
 export function createCommandHandler(deps: CommandHandlerDeps): (interaction: Interaction) => Promise<void> {
   const { codes, log } = deps
@@ -179,16 +190,6 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
     return reply('staffDone', { action: sub, masked: maskCode(record.code), userId: record.chatUserId })
   }
 
-  const notMe = async (i: ButtonInteraction): Promise<string> => {
-    const code = i.customId.slice(NOT_ME_PREFIX.length)
-    const record = isCode(code) ? await codes.show(code) : undefined
-    if (record === undefined || record.chatUserId !== i.user.id) return reply('notForYou')
-    const result = await codes.act(code, 'invalidate', { source: 'discord', name: `${i.user.username} (${i.user.id}): this wasn't me` })
-    if (result.ok) return reply('notMeDone', { code })
-    // The owner pressing an old DM's button: say what state the code is in and what to do, not a staff-facing refusal.
-    return reply(result.reason === 'banned' ? 'notMeBanned' : result.reason === 'invalidated' ? 'notMeAlready' : 'notMeRetired', { code })
-  }
-
   return async (interaction) => {
     try {
       if (interaction.isChatInputCommand()) {
@@ -200,7 +201,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): (interaction: In
         await interaction.editReply({ content: await privacy.pressed(interaction), components: [], allowedMentions: NO_MENTIONS })
       } else if (interaction.isButton() && interaction.customId.startsWith(NOT_ME_PREFIX)) {
         await interaction.deferReply({ flags: MessageFlags.Ephemeral })
-        await interaction.editReply({ content: await notMe(interaction), allowedMentions: NO_MENTIONS })
+        await interaction.editReply({ content: await notMe(codes, interaction), allowedMentions: NO_MENTIONS })
       }
     } catch (err) {
       log.error({ err, interaction: interaction.id }, 'interaction failed')
