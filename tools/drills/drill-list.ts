@@ -14,11 +14,11 @@ import { sleep, waitFor, waitForFront, waitForWorkers } from '../harness/readine
 import { control, SERVER_LOG_CHANNEL, startSandbox } from '../harness/sandbox.js'
 import { freePort } from '../harness/free-port.js'
 import { QueueName } from '../../src/queue/names.js'
-import { linkedCodes, openDrillWorld, storedRows, WORLD_CHAT_USERS, type DrillWorld, type Infra } from './drill-world.js'
+import { linkedCodes, openDrillWorld, settledRows, storedRows, WORLD_CHAT_USERS, type DrillWorld, type Infra } from './drill-world.js'
 import { previousRelease, seedWithRelease, type BuiltRelease } from './previous-release.js'
 import { startLoad, type Load, type LoadResult } from './load.js'
 import type { DrillOutcome } from './outcome.js'
-import { formatErrors, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
+import { formatErrors, lastBacklogStored, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from './tally.js'
 
 /** The steady load's rates (the issue's drills ran at 250 log events per second). */
 export const LOAD = { logsPerSecond: 250, bindsPerSecond: 5, pollsPerSecond: 20 }
@@ -103,21 +103,8 @@ async function logDrill(
   await sleep(t.afterMs)
   const result = await load.stop()
   options.log(`${name}: load stopped, ${result.accepted.size} events accepted of ${result.sent}; waiting for MySQL`)
-  let rows = new Map<string, { count: number; lastMs: number }>()
-  const allStored = async () => {
-    rows = await storedRows(world.scratch, tag)
-    return [...result.accepted.keys()].every((id) => rows.has(id))
-  }
-  await waitFor('every accepted event stored', allStored, t.recoveryWaitMs, 1000).catch(() => undefined)
-  // Stragglers: a job retried after its first attempt stored the row would show up now as a duplicate.
-  await sleep(2000)
-  rows = await storedRows(world.scratch, tag)
-  const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
-  let lastBacklog: number | null = null
-  for (const [id, at] of result.accepted) {
-    const row = rows.get(id)
-    if (at <= endMs && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
-  }
+  const { rows, tally } = await settledRows(world.scratch, tag, result.accepted, t.recoveryWaitMs)
+  const lastBacklog = lastBacklogStored(result.accepted, rows, endMs)
   if (tally.unacknowledged > 0) notes.push(`${tally.unacknowledged} stored events whose request failed client-side`)
   if (result.bindsSent > 0) {
     const linked = await linkedCodes(world.scratch, result.bound)
@@ -153,15 +140,7 @@ async function bindDrill(world: DrillWorld, name: string, faultText: string, opt
   const result = await load.stop()
   let linked = new Set<string>()
   await waitFor('every bound code linked', async () => (linked = await linkedCodes(world.scratch, result.bound)).size >= result.bound.size, 30_000, 500).catch(() => undefined)
-  let rows = new Map<string, { count: number; lastMs: number }>()
-  const allStored = async () => {
-    rows = await storedRows(world.scratch, tag)
-    return [...result.accepted.keys()].every((id) => rows.has(id))
-  }
-  await waitFor('every accepted event stored', allStored, timing(options.short).recoveryWaitMs, 1000).catch(() => undefined)
-  await sleep(2000)
-  rows = await storedRows(world.scratch, tag)
-  const logs = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+  const { tally: logs } = await settledRows(world.scratch, tag, result.accepted, timing(options.short).recoveryWaitMs)
   const notes = [`log events alongside: ${logs.accepted} accepted, ${logs.lost} lost, ${logs.duplicated} duplicated`]
   const firstLogged = load.firstAcceptedAfter(endMs)
   return {
@@ -413,19 +392,8 @@ const sigtermRestart: Drill = {
       const result = await load.stop()
       const stopped = load
       load = undefined
-      let rows = new Map<string, { count: number; lastMs: number }>()
-      await waitFor('every accepted event stored', async () => {
-        rows = await storedRows(world.scratch, tag)
-        return [...result.accepted.keys()].every((id) => rows.has(id))
-      }, t.recoveryWaitMs, 1000).catch(() => undefined)
-      await sleep(2_000)
-      rows = await storedRows(world.scratch, tag)
-      const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
-      let lastBacklog: number | null = null
-      for (const [id, at] of result.accepted) {
-        const row = rows.get(id)
-        if (at <= restartAt && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
-      }
+      const { rows, tally } = await settledRows(world.scratch, tag, result.accepted, t.recoveryWaitMs)
+      const lastBacklog = lastBacklogStored(result.accepted, rows, restartAt)
       return {
         name: 'sigterm-restart',
         fault: 'SIGTERM to `npm start` under load, then `npm start` again',
@@ -536,15 +504,8 @@ const backupRestore: Drill = {
         await answeringAgain(load, endMs)
         await sleep(t.afterMs)
         const result = await load.stop()
-        let rows = new Map<string, { count: number; lastMs: number }>()
         const expected = [...result.accepted.keys()].filter((id) => !afterBackup.has(id))
-        await waitFor('every accepted event stored but those the restore loses', async () => {
-          rows = await storedRows(world.scratch, tag)
-          return expected.every((id) => rows.has(id))
-        }, t.recoveryWaitMs, 1000).catch(() => undefined)
-        await sleep(2_000)
-        rows = await storedRows(world.scratch, tag)
-        const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
+        const { rows, tally } = await settledRows(world.scratch, tag, result.accepted, t.recoveryWaitMs, { ids: expected, what: 'every accepted event stored but those the restore loses' })
         const promisedLost = [...afterBackup].filter((id) => !rows.has(id)).length
         const replayed = [...result.accepted].filter(([id, at]) => at >= wipedAt - 3_000 && at <= endMs && rows.has(id)).length
         const linked = await linkedCodes(world.scratch, result.bound)
@@ -718,19 +679,8 @@ const upgrade: Drill = {
       const after = await versions()
       const cliVersion = (await releaseCli(undefined, world.scratch.env, ['version'])).join(' ').slice(0, 200)
       options.log(`upgrade: load stopped, ${result.accepted.size} events accepted of ${result.sent}; waiting for MySQL`)
-      let rows = new Map<string, { count: number; lastMs: number }>()
-      await waitFor('every accepted event stored', async () => {
-        rows = await storedRows(w.scratch, tag)
-        return [...result.accepted.keys()].every((id) => rows.has(id))
-      }, t.recoveryWaitMs, 1000).catch(() => undefined)
-      await sleep(2_000)
-      rows = await storedRows(w.scratch, tag)
-      const tally = tallyStored(result.accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count])))
-      let lastBacklog: number | null = null
-      for (const [id, at] of result.accepted) {
-        const row = rows.get(id)
-        if (at <= endMs && row !== undefined) lastBacklog = Math.max(lastBacklog ?? 0, row.lastMs)
-      }
+      const { rows, tally } = await settledRows(w.scratch, tag, result.accepted, t.recoveryWaitMs)
+      const lastBacklog = lastBacklogStored(result.accepted, rows, endMs)
       // Polls: the whole load, and outside the front's own restart (one front process: its port is closed meanwhile).
       const front = windows.front ?? { began: loadStartedAt, upAt: loadStartedAt }
       const gap = longestGapMs(result.pollOkTimes, loadStartedAt, stoppedAt)

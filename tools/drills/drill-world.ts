@@ -8,10 +8,11 @@ import { createCodeCache } from '../../src/redis/code-cache.js'
 import { buildApiKeyService, buildCodeService } from '../../src/runtime/services.js'
 import { startProcess, type BenchProcess } from '../harness/processes.js'
 import { QueueName } from '../../src/queue/names.js'
-import { waitForFront, waitForWorkers } from '../harness/readiness.js'
+import { sleep, waitFor, waitForFront, waitForWorkers } from '../harness/readiness.js'
 import { createScratch, type Scratch } from '../harness/scratch.js'
 import type { PrivateServer } from '../harness/private-infra.js'
 import { issueFresh } from '../harness/issue-fresh.js'
+import { tallyStored, type StoreTally } from './tally.js'
 
 /** The private servers every drill runs on. */
 export interface Infra {
@@ -109,6 +110,27 @@ export async function openDrillWorld(
     await scratch.remove()
     throw err
   }
+}
+
+/**
+ * The rows of the drill's tag once MySQL has settled: waits (up to `waitMs`) until every id of `expected` (the accepted
+ * ones by default) has a row, then 2 s more for stragglers (a job retried after its first attempt stored the row shows
+ * up now as a duplicate), and tallies the accepted events against what is stored.
+ */
+export async function settledRows(
+  scratch: Scratch,
+  tag: string,
+  accepted: ReadonlyMap<string, number>,
+  waitMs: number,
+  expected: { ids: readonly string[]; what: string } = { ids: [...accepted.keys()], what: 'every accepted event stored' },
+): Promise<{ rows: StoredRows; tally: StoreTally }> {
+  await waitFor(expected.what, async () => {
+    const rows = await storedRows(scratch, tag)
+    return expected.ids.every((id) => rows.has(id))
+  }, waitMs, 1000).catch(() => undefined)
+  await sleep(2000)
+  const rows = await storedRows(scratch, tag)
+  return { rows, tally: tallyStored(accepted.keys(), new Map([...rows].map(([id, r]) => [id, r.count]))) }
 }
 
 /** The rows stored for the drill's tag, grouped by description (the event id). */

@@ -57,6 +57,19 @@ export function tallyStored(accepted: Iterable<string>, storedCounts: ReadonlyMa
   return { accepted: acceptedSet.size, stored, lost: acceptedSet.size - stored, duplicated, unacknowledged }
 }
 
+/**
+ * When MySQL stored the last of the events accepted up to `untilMs` (epoch ms of its newest row), or null when none
+ * of them is stored: the backlog the fault left, drained.
+ */
+export function lastBacklogStored(accepted: ReadonlyMap<string, number>, rows: ReadonlyMap<string, { lastMs: number }>, untilMs: number): number | null {
+  let last: number | null = null
+  for (const [id, at] of accepted) {
+    const row = rows.get(id)
+    if (at <= untilMs && row !== undefined) last = Math.max(last ?? 0, row.lastMs)
+  }
+  return last
+}
+
 /** Positions in `sequence` where an entry id is not greater than the one before (out of order or repeated). */
 export function orderBreaks(sequence: readonly number[]): number {
   let breaks = 0

@@ -1,6 +1,6 @@
 /** The drills' counting: accepted against stored, error kinds, order breaks and recovery time. */
 import t from 'tap'
-import { countError, errorKind, formatErrors, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from '../../../tools/drills/tally.js'
+import { countError, errorKind, formatErrors, lastBacklogStored, longestGapMs, orderBreaks, recoverySeconds, tallyStored, type ErrorCounts } from '../../../tools/drills/tally.js'
 
 t.test('tallyStored', async (t) => {
   const cases: Array<{ name: string; accepted: string[]; stored: Array<[string, number]>; want: ReturnType<typeof tallyStored> }> = [
@@ -97,4 +97,13 @@ t.test('longestGapMs', async (t) => {
   t.equal(longestGapMs([1_100, 1_200], 1_000, 5_000), 3_800, 'the stretch up to the end of the window counts')
   t.equal(longestGapMs([3_000, 4_000], 1_000, 5_000), 2_000, 'the stretch from the start of the window counts')
   t.equal(longestGapMs([500, 2_000, 9_000], 1_000, 5_000), 3_000, 'answers outside the window are left out')
+})
+
+t.test('lastBacklogStored: the newest row of the events accepted up to a moment, null when none is stored', async (t) => {
+  const accepted = new Map([['a', 100], ['b', 200], ['c', 300]])
+  const rows = new Map([['a', { lastMs: 150 }], ['b', { lastMs: 900 }], ['c', { lastMs: 400 }]])
+  t.equal(lastBacklogStored(accepted, rows, 200), 900, 'b, accepted at the moment, stored last')
+  t.equal(lastBacklogStored(accepted, rows, 150), 150, 'only a')
+  t.equal(lastBacklogStored(accepted, rows, 99), null, 'nothing accepted yet')
+  t.equal(lastBacklogStored(accepted, new Map([['c', { lastMs: 400 }]]), 200), null, 'accepted but not stored')
 })
