@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { createSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/create-sandbox.js'
-import { entry, startPart, type Part } from './helpers/parts.js'
+import { startGatewayPart, type Part } from './helpers/parts.js'
 import { startStack, type Stack, type Teardown } from './helpers/stack.js'
 
 // Each case starts a gateway process with tap's TypeScript loader: slow on a loaded 2-core machine.
@@ -39,22 +39,7 @@ async function sandboxFor(t: Teardown, options: Partial<SandboxOptions>): Promis
 }
 
 function gatewayAgainst(t: Teardown, sandbox: Sandbox, token: string, env: Record<string, string> = {}): Part {
-  return startPart(t, entry('src/gateway.ts'), {
-    DATABASE_URL: stack.config.databaseUrl,
-    REDIS_URL: stack.config.redisUrl,
-    REDIS_PREFIX: stack.config.redisPrefix,
-    HOST: '127.0.0.1',
-    GATEWAY_METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-    DISCORD_TOKEN: token,
-    DISCORD_API: sandbox.apiBase,
-    GUILD_WHITELIST: '',
-    STAFF_GUILD_IDS: '',
-    MESSAGE_CONTENT: 'off',
-    SHARD_IDS: '',
-    SHARD_COUNT: '1',
-    ...env,
-  })
+  return startGatewayPart(t, stack.config, sandbox.apiBase, { DISCORD_TOKEN: token, ...env })
 }
 
 /** Resolves with the exit status once the process has exited by itself (it is never killed here). */

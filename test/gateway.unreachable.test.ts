@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { createSandbox } from '../src/sandbox/create-sandbox.js'
-import { entry, startPart, type Part } from './helpers/parts.js'
+import { startGatewayPart, type Part } from './helpers/parts.js'
 import { freePort } from './helpers/scratch.js'
 import { startStack, type Stack, type Teardown } from './helpers/stack.js'
 
@@ -19,21 +19,7 @@ t.before(async () => {
 })
 
 function gatewayAgainst(t: Teardown, api: string): Part {
-  return startPart(t, entry('src/gateway.ts'), {
-    DATABASE_URL: stack.config.databaseUrl,
-    REDIS_URL: stack.config.redisUrl,
-    REDIS_PREFIX: stack.config.redisPrefix,
-    HOST: '127.0.0.1',
-    GATEWAY_METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-    DISCORD_TOKEN: 'any-token',
-    DISCORD_API: api,
-    GUILD_WHITELIST: '',
-    STAFF_GUILD_IDS: '',
-    MESSAGE_CONTENT: 'off',
-    SHARD_IDS: '',
-    SHARD_COUNT: '1',
-  })
+  return startGatewayPart(t, stack.config, api)
 }
 
 const unreachable = (e: Record<string, unknown>) => e.variable === 'DISCORD_API' && typeof e.msg === 'string' && e.msg.startsWith('Discord is unreachable')

@@ -101,6 +101,35 @@ export function entry(path: string): string {
   return fileURLToPath(new URL(`../../${path}`, import.meta.url))
 }
 
+/**
+ * Starts a gateway process of its own (src/gateway.ts) against `discordApi`, on `storage`'s MySQL, Redis and prefix:
+ * metrics on a free port, no whitelist, no staff guilds, message content off, one shard, token `any-token`; `env` on
+ * top. Stopped at teardown.
+ */
+export function startGatewayPart(
+  t: Teardown,
+  storage: { databaseUrl: string; redisUrl: string; redisPrefix: string },
+  discordApi: string,
+  env: Record<string, string> = {},
+): Part {
+  return startPart(t, entry('src/gateway.ts'), {
+    DATABASE_URL: storage.databaseUrl,
+    REDIS_URL: storage.redisUrl,
+    REDIS_PREFIX: storage.redisPrefix,
+    HOST: '127.0.0.1',
+    GATEWAY_METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+    DISCORD_TOKEN: 'any-token',
+    DISCORD_API: discordApi,
+    GUILD_WHITELIST: '',
+    STAFF_GUILD_IDS: '',
+    MESSAGE_CONTENT: 'off',
+    SHARD_IDS: '',
+    SHARD_COUNT: '1',
+    ...env,
+  })
+}
+
 /** Starts `file` with the test runner's TS loader and `env` on top of ours; stopped at teardown. */
 export function startPart(t: Teardown, file: string, env: Record<string, string>, args: readonly string[] = []): Part {
   const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'))

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { createSandbox } from '../../src/sandbox/create-sandbox.js'
-import { entry, privateRedis, startPart, type Part } from '../helpers/parts.js'
+import { entry, privateRedis, startGatewayPart, startPart, type Part } from '../helpers/parts.js'
 import { startStack, type Stack } from '../helpers/stack.js'
 
 type Assert = Pick<typeof t, 'equal' | 'same' | 'ok'>
@@ -46,21 +46,7 @@ t.test('the gateway', async (t) => {
   const redis = await privateRedis(t)
   const sandbox = await createSandbox({ port: 0, log: () => undefined })
   t.teardown(() => sandbox.close())
-  const gateway = startPart(t, entry('src/gateway.ts'), {
-    DATABASE_URL: stack.config.databaseUrl,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: stack.config.redisPrefix,
-    HOST: '127.0.0.1',
-    GATEWAY_METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-    DISCORD_TOKEN: 'any-token',
-    DISCORD_API: sandbox.apiBase,
-    GUILD_WHITELIST: '',
-    STAFF_GUILD_IDS: '',
-    MESSAGE_CONTENT: 'off',
-    SHARD_IDS: '',
-    SHARD_COUNT: '1',
-  })
+  const gateway = startGatewayPart(t, { ...stack.config, redisUrl: redis.url }, sandbox.apiBase)
   await gateway.waitFor((e) => e.msg === 'gateway ready', 150_000, 'gateway ready')
   await stopWithRedisDown(t, gateway, () => redis.kill())
 })
