@@ -125,7 +125,10 @@ export async function privateMariadb(dir: string, placement?: Placement): Promis
   const port = placement?.port ?? (await freePort())
   const datadir = join(dir, 'data')
   await mkdir(dir, { recursive: true })
-  const install = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=normal', '--user=root', '--skip-test-db'], {
+  // Its own tmpdir: a starting mariadbd deletes every `#sql*` file in its tmpdir, so with the default (/tmp) it would
+  // delete the temporary tables of the machine's MariaDB, whose queries then fail (`Error on delete of
+  // '/tmp/#sql-temptable-...MAI'`), as a test beside a Galera node's start once did in CI.
+  const install = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${datadir}`, `--tmpdir=${dir}`, '--auth-root-authentication-method=normal', '--user=root', '--skip-test-db'], {
     encoding: 'utf8',
     timeout: 120_000,
   })
@@ -134,7 +137,7 @@ export async function privateMariadb(dir: string, placement?: Placement): Promis
   const ownUser = placement?.serverArgs?.some((a) => a.startsWith('--user=')) === true
   const mariadbd = process.getuid?.() === 0 && !ownUser ? ['--user=root'] : []
   const args = [
-    '--no-defaults', `--datadir=${datadir}`, `--port=${port}`, `--socket=${join(dir, 'mysqld.sock')}`, `--pid-file=${join(dir, 'mysqld.pid')}`,
+    '--no-defaults', `--datadir=${datadir}`, `--tmpdir=${dir}`, `--port=${port}`, `--socket=${join(dir, 'mysqld.sock')}`, `--pid-file=${join(dir, 'mysqld.pid')}`,
     `--bind-address=${host}`, '--skip-networking=0', '--skip-log-bin', '--innodb-buffer-pool-size=128M', '--max-connections=500',
     `--log-error=${join(dir, 'error.log')}`, ...mariadbd, ...(placement?.serverArgs ?? []),
   ]
