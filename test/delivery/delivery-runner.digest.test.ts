@@ -74,7 +74,10 @@ t.test('a flood beyond the channel bucket is coalesced into digests, and one emb
     const all = await rowsOf(stack, 'ingame')
     return all.length === events.length && all.every((r) => r.delivery_state !== 'pending') ? all : undefined
   }, 90_000, 'every entry delivered or digested')
-  t.same([...new Set(rows.map((r) => r.delivery_state))].sort(), ['digested', 'sent'], 'each entry is sent or digested: none pending, none failed')
+  // Whether any flood entry goes out alone before the backlog reaches 100 depends on how fast this machine stores the
+  // flood: all of it may be digested. The calm entries below show one embed per entry coming back.
+  t.same(rows.filter((r) => r.delivery_state !== 'sent' && r.delivery_state !== 'digested'), [], 'each entry is sent or digested: none pending, none failed')
+  t.ok(rows.some((r) => r.delivery_state === 'digested'), 'the flood was digested')
   await eventually(async () => ((await metricValue(registry, 'presence_link_delivery_digest_mode', 'ingame')) === 0 ? true : undefined), 30_000, 'digest mode left')
 
   const messages = await recorded(sandbox, { channel_id: DefaultIds.ingameLog })
@@ -119,7 +122,7 @@ t.test('a flood beyond the channel bucket is coalesced into digests, and one emb
   t.ok(limited <= 2, `${limited} 429s for ${messages.length} messages: the client waits for the bucket`)
   t.equal(counted.byRoute['POST /channels/:id/messages 200'], messages.length)
   t.equal(await metricValue(registry, 'presence_link_delivery_digested_entries_total', 'ingame'), digested.length, 'the digested entries are counted')
-  t.equal(await metricValue(registry, 'presence_link_delivered_entries_total', 'ingame'), sent.length)
+  t.equal((await metricValue(registry, 'presence_link_delivered_entries_total', 'ingame')) ?? 0, sent.length, 'the entries sent alone are counted')
 
   // Caught up: a few entries go out one embed each again.
   for (const i of [1, 2, 3]) await postJson(`${stack.api}/log/ingame`, { event_type: 'after', description: `calm ${i}` }, auth)
