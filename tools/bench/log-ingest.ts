@@ -9,7 +9,9 @@
  *
  * Options: `--runs N` (3), `--seconds N` (5 per run, wrk), `--connections N` (100), `--front-workers N` (1),
  * `--clients proxied|one` (proxied: rate limits on at the contract's values and many client addresses through a
- * trusted proxy; one: one address, rate limits off).
+ * trusted proxy; one: one address, rate limits off), `--hold-storing` (the log queue paused during each load and
+ * resumed after it: the accept path alone, as when workers and MySQL run on other machines; the drain stores it all).
+ * `BENCH_CPU_PROF=DIR` writes a CPU profile of every started process into DIR (tools/harness/processes.ts).
  */
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
@@ -42,9 +44,11 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '100' },
       'front-workers': { type: 'string', default: '1' },
       clients: { type: 'string', default: 'proxied' },
+      'hold-storing': { type: 'boolean', default: false },
     },
   })
   const proxied = values.clients === 'proxied'
+  const holdStoring = values['hold-storing'] === true
   const settings = { ...SETTINGS, logSeconds: Number(values.seconds), logConnections: Number(values.connections) }
   const env: Record<string, string> = proxied ? { RATE_LIMITS: 'log=30/60', TRUST_PROXY: '127.0.0.1' } : { RATE_LIMITS: 'off' }
   const scratch = await createScratch({
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
         machine: await machineBusySeconds(),
       }
       const started = Date.now()
-      const r = await logRun(bench, settings, run, { proxied })
+      const r = await logRun(bench, settings, run, { proxied, holdStoring })
       const seconds = (Date.now() - started) / 1000
       const self = process.cpuUsage(before.self)
       const used = [

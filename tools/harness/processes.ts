@@ -57,13 +57,19 @@ function exited(proc: ChildProcess): boolean {
   return proc.exitCode !== null || proc.signalCode !== null
 }
 
+/**
+ * Node options for the scripts started here: with `BENCH_CPU_PROF=DIR` every one (and the cluster workers it forks,
+ * which inherit them) writes a V8 CPU profile into DIR when it exits, for finding where a measured figure goes.
+ */
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+
 /** Starts `spec.script` with this Node binary; the child is stopped by `stopAll` too. */
 export function startProcess(spec: ProcessSpec): BenchProcess {
   const stdio = spec.ipc === true ? (['ignore', 'pipe', 'pipe', 'ipc'] as const) : (['ignore', 'pipe', 'pipe'] as const)
   const env = { ...process.env, ...spec.env }
   const proc =
     spec.command === undefined
-      ? spawn(process.execPath, [distFile(spec.script), ...(spec.args ?? [])], { env, stdio: [...stdio] })
+      ? spawn(process.execPath, [...PROFILE_ARGS, distFile(spec.script), ...(spec.args ?? [])], { env, stdio: [...stdio] })
       : spawn(spec.command.file, [...spec.command.args], { env, stdio: [...stdio], ...(spec.command.cwd === undefined ? {} : { cwd: spec.command.cwd }) })
   const lines: string[] = []
   const listeners: Array<(line: string) => void> = []

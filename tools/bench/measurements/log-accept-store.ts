@@ -14,6 +14,8 @@ import type { BenchSettings } from '../settings.js'
 import type { BenchEnv } from './bench-env.js'
 import type { CeilingAnswer } from './ceiling-comparison.js'
 import { runWrk, type WrkResult } from '../../harness/wrk.js'
+import { QueueName } from '../../../src/queue/names.js'
+import { createQueue } from '../../../src/queue/queues.js'
 
 /** One run: counts, and the two phases' lengths in seconds. */
 export interface LogRun {
@@ -43,6 +45,12 @@ export interface LogRunOptions {
   proxied: boolean
   /** `http://127.0.0.1:PORT` of the front to load (the bench env's front by default). */
   origin?: string
+  /**
+   * Hold the storing half during the load: the log queue is paused while wrk posts (the events wait in Redis, durably
+   * queued as every accepted one is) and resumed when it stops, so the front, Redis and the load generator have the
+   * cores to themselves, as when the workers and MySQL run on other machines. The drain then stores the backlog.
+   */
+  holdStoring?: boolean
 }
 
 /**
@@ -118,7 +126,10 @@ export async function logRun(env: BenchEnv, settings: BenchSettings, run: number
   const eventType = `bench_${run}_${randomBytes(3).toString('hex')}`
   const origin = options.origin ?? new URL(env.scratch.api).origin
   const before = await env.scratch.db.selectFrom('log_entries').select(sql<string>`COALESCE(MAX(id), 0)`.as('id')).executeTakeFirstOrThrow()
-  const result = await postEvents(origin, env.bearer, settings, run, eventType, options, seconds)
+  const queue = options.holdStoring === true ? createQueue(QueueName.Log, env.scratch.redis, env.scratch.ctx.keys.bullPrefix) : undefined
+  await queue?.pause()
+  const result = await postEvents(origin, env.bearer, settings, run, eventType, options, seconds).finally(() => queue?.resume())
+  await queue?.close()
   const loadEnded = performance.now()
   const loadSeconds = result.seconds
   const accepted = result.ok
