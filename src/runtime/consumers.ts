@@ -12,11 +12,10 @@ import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.
 import type { Logger } from '../lib/logger.js'
 import { createConsumerMetrics } from '../metrics/consumer-metrics.js'
 import { createDeliveryMetrics, type DeliveryMetrics } from '../metrics/delivery-metrics.js'
-import { createLogVolumeMetrics, type LogVolumeMetrics } from '../metrics/log-volume-metrics.js'
+import { createLogVolumeMetrics } from '../metrics/log-volume-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
-import { createLogEntryRows, readMaxAllowedPacket } from '../mysql/log-entry-rows.js'
+import { createLogEntryRows } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
-import { createTransactions } from '../mysql/transactions.js'
 import { createBindJobProcessor } from '../queue/bind-processor.js'
 import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
@@ -83,26 +82,6 @@ export function startDeliveryConsumer(deps: {
     log: deps.log,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-}
-
-/**
- * The group commit the log and audit consumers share (one transaction at a time, bounded by the server's
- * max_allowed_packet, read once here), counting what each commit stored into `volume`, and the producers that
- * re-queue a batch's poison events.
- */
-async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, volume?: LogVolumeMetrics): Promise<LogProcessorDeps> {
-  const transactions = createTransactions(db)
-  const commit = await openSharedLogCommit({
-    storeLogEntries: async (entries) => {
-      const stored = await transactions.storeLogEntries(entries)
-      volume?.stored(entries, stored.created)
-      return stored
-    },
-    readMaxAllowedPacket: () => readMaxAllowedPacket(db),
-    log: ctx.log,
-  })
-  const queues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
-  return { commit, requeue: createEventRequeue(queues), log: ctx.log }
 }
 
 /**
@@ -174,7 +153,13 @@ export async function startConsumers(
   const cache = await prepareRedisCopies(ctx, db, redis)
   keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const notifyQueue = openQueue(ctx, redis, QueueName.Notify, 'data', 'notify-queue')
-  const logCommit = await openLogGroupCommit(ctx, db, redis, metrics === undefined ? undefined : createLogVolumeMetrics(metrics))
+  // The log and audit consumers share one group commit, and the producers that re-queue a batch's poison events.
+  const requeues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
+  const logCommit: LogProcessorDeps = {
+    commit: await openSharedLogCommit(db, ctx.log, metrics === undefined ? undefined : createLogVolumeMetrics(metrics)),
+    requeue: createEventRequeue(requeues),
+    log: ctx.log,
+  }
   const processors: Record<JobConsumerName, JobProcessor<unknown>> = {
     bind: createBindJobProcessor({
       codes: buildCodeService(db, cache),

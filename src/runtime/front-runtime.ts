@@ -12,7 +12,7 @@ import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCache } from '../redis/api-key-cache.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
-import { redisCheck, waitReady } from '../redis/connection.js'
+import { redisCheck, waitReadyAtFrontStart } from '../redis/connection.js'
 import { createRateLimits, createUnitBudget } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
@@ -28,9 +28,6 @@ import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
 import { createUsageRecorder } from '../redis/key-usage.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
-
-/** How long a starting front waits for Redis before it listens without it. */
-const REDIS_START_WAIT_MS = 3000
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -69,24 +66,18 @@ export async function startFront(
   const replicaWait = createReplicaWait(queueRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,
     timeoutMs: config.redisWriteTimeoutMs,
-    onShortfall: (write, confirmed) => {
-      observer?.replicaShortfall?.(write)
-      log.warn({ write, confirmed, wanted: config.redisWriteReplicas }, 'a write was not confirmed by enough Redis replicas: answering 503')
-    },
+    log,
+    onShortfall: (write) => observer?.replicaShortfall?.(write),
   })
   // Log events go to the queue in micro-batches; registered after the queues so it drains before they close.
   const logBatcher = createLogBatcher(createBatchAdder(logQueue, () => replicaWait.own('log')))
   ctx.shutdown.register('log-batches', () => logBatcher.drain())
-  // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
-  // waits for the event stream by itself).
+  // A bind waits for the event stream by itself.
   bindEvents.waitUntilReady().catch(() => undefined)
-  await Promise.all([waitReady(redis, REDIS_START_WAIT_MS), waitReady(queueRedis, REDIS_START_WAIT_MS)]).catch(() =>
-    log.warn({ waitedMs: REDIS_START_WAIT_MS }, 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)'),
-  )
+  await waitReadyAtFrontStart([redis, queueRedis], log)
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
   const readPath = await startReadPath(ctx, redis, observer)
-  const safety = buildSafetyService(db, config.discordApi)
   // Streams follow the read path's feed and marks and read through its lookup (and so its near cache). While Redis is
   // down the outage is logged once by the connection watch; a failed read is retried by the hub.
   const { feed, marks, lookup } = readPath
@@ -96,7 +87,6 @@ export async function startFront(
     closeStreams()
     hub.close()
   })
-  const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
   const usage = createUsageRecorder(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not record key usage') })
   ctx.shutdown.register('key-usage', async () => {
     usage.stop()
@@ -123,11 +113,7 @@ export async function startFront(
       return { redis: states.redis === true, mysql: states.mysql === true }
     },
     redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
-    staff: {
-      readInfo: (code, page) => safety.readCodeInfo(code, page),
-      checkSafety: (input) => safety.check(input, thresholds),
-      threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
-    },
+    staff: buildSafetyService(db, config),
     usage,
     push: {
       hasTarget: (keyId, universe) => pushTargets.exists(keyId, universe),

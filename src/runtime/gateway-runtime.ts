@@ -67,10 +67,8 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
   const auditWait = createReplicaWait(auditRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,
     timeoutMs: config.redisWriteTimeoutMs,
-    onShortfall: (write, confirmed) => {
-      metrics?.replicaShortfall?.('audit')
-      log.error({ write, confirmed, wanted: config.redisWriteReplicas }, 'an audit event was not confirmed by enough Redis replicas')
-    },
+    log,
+    onShortfall: () => metrics?.replicaShortfall?.('audit'),
   })
 
   const client = new Client(createClientOptions(config))

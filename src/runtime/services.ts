@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
+import type { Config } from '../config.js'
 import { createApiKeyService, type ApiKeyService } from '../auth/api-key-service.js'
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { createGuildWhitelist, type GuildWhitelist } from '../gateway/guild-whitelist.js'
@@ -61,14 +62,10 @@ export function buildGuildWhitelist(db: Kysely<Database>, redis: Redis, keys: Re
   return createGuildWhitelist({ rows: createGuildWhitelistRows(db), set: createGuildSet(redis, keys), fromEnv })
 }
 
-/** The safety and info reads over MySQL; `discordApi` is DISCORD_API (stored destinations are re-read with it). */
-export function buildSafetyService(db: Kysely<Database>, discordApi: string): SafetyService {
-  return createSafetyService({
-    codes: createCodeRows(db),
-    infractions: createInfractionRows(db),
-    watchlist: createWatchlistRows(db),
-    destinations: createDestinationRows(db, discordApi),
-  })
+/** The safety and info reads over MySQL with the deployment's settings (stored destinations are re-read with DISCORD_API). */
+export function buildSafetyService(db: Kysely<Database>, config: Pick<Config, 'discordApi' | 'safetyReviewInfractions' | 'safetyUnsafeInfractions' | 'logDestinations'>): SafetyService {
+  const rows = { codes: createCodeRows(db), infractions: createInfractionRows(db), watchlist: createWatchlistRows(db) }
+  return createSafetyService({ ...rows, destinations: createDestinationRows(db, config.discordApi) }, config)
 }
 
 /** The push targets over MySQL; `secret` is PUSH_SECRET and `openCloudApi` OPEN_CLOUD_API (for `push test`). */
