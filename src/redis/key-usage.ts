@@ -25,6 +25,8 @@ export interface UsageRecorder {
   flush(): Promise<void>
   /** Stops the timer (flush first to keep the last counts). */
   stop(): void
+  /** Stops the timer and adds the last counts (at shutdown). */
+  close(): Promise<void>
 }
 
 /** The minute of an epoch time in ms. */
@@ -62,6 +64,10 @@ export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { every
     if (fields === undefined) counts.set(minute, (fields = new Map()))
     fields.set(field, (fields.get(field) ?? 0) + n)
   }
+  const flush = async (): Promise<void> => {
+    if (flushing !== null) await flushing
+    await flushNow()
+  }
   const timer = setInterval(() => {
     flushing ??= flushNow().finally(() => (flushing = null))
   }, opts.everyMs ?? 1000)
@@ -70,12 +76,13 @@ export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { every
     record(key, route, status) {
       add(String(minuteOf(now())), `${key}|${route}|${status}`, 1)
     },
-    async flush() {
-      if (flushing !== null) await flushing
-      await flushNow()
-    },
+    flush,
     stop() {
       clearInterval(timer)
+    },
+    async close() {
+      clearInterval(timer)
+      await flush()
     },
   }
 }

@@ -21,7 +21,7 @@ import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
 import { openSharedLogCommit } from '../queue/log-group-commit.js'
 import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-processor.js'
-import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
+import { CONSUMER_CONCURRENCY, type ConsumerName, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
 import { closeQueueHandles, createEventRequeue } from '../queue/queues.js'
@@ -37,8 +37,7 @@ import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildPushTargets } from './services.js'
 import { createPushMetrics } from '../metrics/push-metrics.js'
-import { loadKeysAtStart } from '../push/push-targets.js'
-import { startPublisher, PUSH_LEASE_MS, type PushMetrics } from '../push/publisher.js'
+import { startPushPublisher, PUSH_LEASE_MS, type Publisher, type PushMetrics } from '../push/publisher.js'
 import { createOpenCloudPublish } from '../push/open-cloud.js'
 import { createPushRateGates } from '../redis/push-rate-gates.js'
 import { createPushSentBlocks } from '../redis/push-sent-blocks.js'
@@ -50,15 +49,6 @@ import { createRetentionMetrics } from '../metrics/retention-metrics.js'
 import { createRetentionRows } from '../mysql/log-entry-retention.js'
 import { createLogPruneTurn } from '../redis/log-prune-turn.js'
 import { startLogPruner, type LogPruner } from '../retention/log-pruner.js'
-
-/**
- * Consumers this module can start: the queue consumers, `delivery`, which posts stored entries to Discord, and `push`,
- * which publishes changed blocks to live Roblox servers through Open Cloud messaging.
- */
-export type ConsumerName = JobConsumerName | 'delivery' | 'push'
-
-/** Every consumer, in start order. */
-export const CONSUMERS: readonly ConsumerName[] = [...JOB_CONSUMERS, 'delivery', 'push']
 
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
@@ -87,30 +77,23 @@ export function startDeliveryConsumer(deps: {
 /**
  * The push publisher over real clients: the front's read path (its own change feed subscriber, shard marks and near
  * cache, so a pushed block is what callbacks answers), the subscriptions, the sent blocks and both budgets in Redis,
- * and the targets' keys from MySQL. Refuses to start (PushConfigError) when push targets exist but PUSH_SECRET is not
- * set, or opens none of their keys.
+ * and the targets' keys from MySQL (src/push/publisher.ts: refused without a PUSH_SECRET that opens them).
  */
-export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<{ close(): Promise<void> }> {
+export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<Publisher> {
   const { config, keys, log } = ctx
-  const targets = buildPushTargets(deps.db, config.pushSecret, config.openCloudApi)
-  const loaded = await loadKeysAtStart(targets, config.pushSecret !== '')
-  const readPath = await startReadPath(ctx, deps.redis)
   const holder = holderId()
-  const publisher = startPublisher({
-    feed: readPath.feed,
-    lookup: readPath.lookup,
+  return startPushPublisher({
+    targets: buildPushTargets(deps.db, config.pushSecret, config.openCloudApi),
+    openReadPath: () => startReadPath(ctx, deps.redis),
     subscriptions: createPushSubscriptions(deps.redis, keys),
     sent: createPushSentBlocks(deps.redis, keys),
     gates: createPushRateGates(deps.redis, keys, config.pushPublishesPerMinute, holder),
     openLease: (universe) => createDeliveryLease(deps.redis, keys.pushLease(universe), holder, PUSH_LEASE_MS),
-    loadKeys: () => targets.loadKeys(),
     publish: createOpenCloudPublish(config.openCloudApi),
     config,
     log,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-  log.info({ targets: loaded.keys.size, windowMs: config.pushWindowMs }, 'push publisher started')
-  return publisher
 }
 
 /**

@@ -82,16 +82,9 @@ export async function startFront(
   // down the outage is logged once by the connection watch; a failed read is retried by the hub.
   const { feed, marks, lookup } = readPath
   const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.debug({ err: err.message }, 'stream read failed') })
-  let closeStreams = () => {}
-  ctx.shutdown.register('streams', async () => {
-    closeStreams()
-    hub.close()
-  })
+  ctx.shutdown.register('stream-hub', () => hub.close())
   const usage = createUsageRecorder(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not record key usage') })
-  ctx.shutdown.register('key-usage', async () => {
-    usage.stop()
-    await usage.flush()
-  })
+  ctx.shutdown.register('key-usage', () => usage.close())
   const pushTargets = createPushTargetRows(db)
   const pushSubscriptions = createPushSubscriptions(redis, keys)
 
@@ -108,10 +101,7 @@ export async function startFront(
     submitLog: logBatcher.submit,
     submitLogs: logBatcher.submitAll,
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
-    async checkReady() {
-      const states = await readiness()
-      return { redis: states.redis === true, mysql: states.mysql === true }
-    },
+    checkReady: readiness,
     redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
     staff: buildSafetyService(db, config),
     usage,
@@ -124,9 +114,8 @@ export async function startFront(
     streams: {
       hub,
       ...(observer?.streams === undefined ? {} : { observer: observer.streams(hub) }),
-      registerClose: (close) => {
-        closeStreams = close
-      },
+      // The open streams close before the hub (registered earlier) stops following their codes.
+      registerClose: (close) => ctx.shutdown.register('streams', close),
     },
     ...(observer === undefined ? {} : { observer }),
   })
