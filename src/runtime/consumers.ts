@@ -24,7 +24,7 @@ import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-proce
 import { CONSUMER_CONCURRENCY, type ConsumerName, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
-import { closeQueueHandles, createEventRequeue } from '../queue/queues.js'
+import { createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { registerQueueMetrics } from '../metrics/queue-gauges.js'
 import { registerReplicationMetrics } from '../metrics/replication-metrics.js'
@@ -32,7 +32,6 @@ import { createReplicationReader } from '../redis/replication-reader.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
 import type { RedisKeys } from '../redis/keys.js'
-import { watchBull } from '../redis/redis-watch.js'
 import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildPushTargets } from './services.js'
@@ -44,7 +43,7 @@ import { createPushSentBlocks } from '../redis/push-sent-blocks.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
 import { startReadPath } from '../redis/read-path.js'
 import { holderId } from '../lib/holder-id.js'
-import { keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
+import { keepBullHandle, keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 import { createRetentionMetrics } from '../metrics/retention-metrics.js'
 import { createRetentionRows } from '../mysql/log-entry-retention.js'
 import { createLogPruneTurn } from '../redis/log-prune-turn.js'
@@ -181,12 +180,9 @@ export async function startConsumers(
     }
     const connection = await openRedis(ctx, 'worker', `consumer-${name}`)
     const processor = jobMetrics === undefined ? processors[name] : jobMetrics.instrument(queueOfConsumer(name), processors[name])
-    const worker = createJobConsumer({ name, processor, connection, prefix: ctx.keys.bullPrefix, log: ctx.log, retry: options.retry })
-    // Connection errors are logged once per outage by the watch; BullMQ repeats them at every reconnect attempt.
-    watchBull(ctx.redisWatch, `consumer-${name}`, worker)
-    // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed; with Redis down no
-    // job can be acknowledged anyway, and BullMQ hands an unfinished one out again once it is back.
-    ctx.shutdown.register(`consumer:${name}`, () => closeQueueHandles([worker], () => connection.status === 'ready'))
+    const consumer = createJobConsumer({ name, processor, connection, prefix: ctx.keys.bullPrefix, log: ctx.log, retry: options.retry })
+    // With Redis down no job can be acknowledged anyway, and BullMQ hands an unfinished one out again once it is back.
+    const worker = keepBullHandle(ctx, `consumer-${name}`, `consumer:${name}`, connection, consumer)
     await worker.waitUntilReady()
     started.set(name, worker)
     ctx.log.info({ queue: name, concurrency: CONSUMER_CONCURRENCY[name] }, 'consumer started')

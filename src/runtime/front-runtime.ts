@@ -7,7 +7,7 @@ import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { createLogBatcher } from '../queue/log-batcher.js'
 import { QueueName } from '../queue/names.js'
-import { closeQueueHandles, createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
+import { createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCache } from '../redis/api-key-cache.js'
@@ -21,8 +21,7 @@ import { startReadPath, type ReadPath } from '../redis/read-path.js'
 import { buildSafetyService } from './services.js'
 import { createReadiness, keepCheckingReadiness } from '../health/readiness.js'
 import { mysqlCheck } from '../mysql/connection.js'
-import { watchBull } from '../redis/redis-watch.js'
-import { openDatabaseLazily, openRedis } from './storage.js'
+import { keepBullHandle, openDatabaseLazily, openRedis } from './storage.js'
 import { createReplicaWait } from '../redis/replica-wait.js'
 import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
@@ -55,13 +54,9 @@ export async function startFront(
   const eventsRedis = await openRedis(ctx, 'worker', 'front-events', { wait: false })
   const db = openDatabaseLazily(ctx, 4)
 
-  const bindQueue = createQueue(QueueName.Bind, queueRedis, keys.bullPrefix)
-  const logQueue = createQueue(QueueName.Log, queueRedis, keys.bullPrefix)
-  const bindEvents = createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix)
-  watchBull(ctx.redisWatch, 'front-queue', bindQueue)
-  watchBull(ctx.redisWatch, 'front-queue', logQueue)
-  watchBull(ctx.redisWatch, 'front-events', bindEvents)
-  ctx.shutdown.register('queues', () => closeQueueHandles([bindQueue, logQueue, bindEvents], () => queueRedis.status === 'ready' && eventsRedis.status === 'ready'))
+  const bindQueue = keepBullHandle(ctx, 'front-queue', 'queue:bind', queueRedis, createQueue(QueueName.Bind, queueRedis, keys.bullPrefix))
+  const logQueue = keepBullHandle(ctx, 'front-queue', 'queue:log', queueRedis, createQueue(QueueName.Log, queueRedis, keys.bullPrefix))
+  const bindEvents = keepBullHandle(ctx, 'front-events', 'queue-events:bind', eventsRedis, createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix))
   // "Accepted" means on REDIS_WRITE_REPLICAS replicas too: WAIT on the queue connection, which made the writes.
   const replicaWait = createReplicaWait(queueRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,

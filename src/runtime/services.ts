@@ -42,13 +42,14 @@ export function buildForgetService(db: Kysely<Database>, cache: CodeCache, redis
 }
 
 /** The reader of what is kept about a chat user (`/mydata`, `users show`), with the deployment's retention settings. */
-export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, retention: MyData['retention']): (chatUserId: string) => Promise<MyData | null> {
+export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, config: Pick<Config, keyof MyData['retention']>): (chatUserId: string) => Promise<MyData | null> {
+  const { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays } = config
   return createMyDataReader({
     rows: createPrivacyRows(db),
     infractions: createInfractionRows(db),
     presence: createPresenceStore(redis, keys),
     push: createPushSubscriptions(redis, keys),
-    retention,
+    retention: { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays },
   })
 }
 
