@@ -5,6 +5,7 @@
  * within that second are lost; lost on purpose when Redis restarts empty (they are statistics).
  */
 import type { Redis } from 'ioredis'
+import type { Logger } from '../lib/logger.js'
 import type { RedisKeys } from './keys.js'
 
 /** How long a minute's counts are kept. */
@@ -34,8 +35,8 @@ export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000)
 }
 
-/** Starts a recorder flushing every `everyMs`; flush failures go to `onError` and those counts are kept for the next try. */
-export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { everyMs?: number; now?: () => number; onError?: (err: Error) => void } = {}): UsageRecorder {
+/** Starts a recorder flushing every `everyMs`; a failed flush is logged (debug) and its counts are kept for the next try. */
+export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { everyMs?: number; now?: () => number; log?: Pick<Logger, 'debug'> } = {}): UsageRecorder {
   const now = opts.now ?? Date.now
   let counts = new Map<string, Map<string, number>>()
   let flushing: Promise<void> | null = null
@@ -56,7 +57,7 @@ export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { every
     } catch (err) {
       // Put the counts back: the next flush adds them with whatever came meanwhile.
       for (const [minute, fields] of batch) for (const [field, n] of fields) add(minute, field, n)
-      opts.onError?.(err as Error)
+      opts.log?.debug({ err: (err as Error).message }, 'could not record key usage')
     }
   }
   const add = (minute: string, field: string, n: number) => {

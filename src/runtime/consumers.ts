@@ -155,27 +155,17 @@ export async function startConsumers(
   if (metrics !== undefined) {
     const queues = new Map(Object.values(QueueName).map((queue) => [queue, openQueue(ctx, redis, queue, 'data', `queue-gauge:${queue}`)]))
     registerQueueMetrics(metrics, queues, ctx.log)
-    registerReplicationMetrics(metrics, createReplicationReader(redis), (err) => ctx.log.debug({ err: (err as Error).message }, 'could not read Redis replication'))
+    registerReplicationMetrics(metrics, createReplicationReader(redis), ctx.log)
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
-    if (name === 'push') {
-      const push = await startPushConsumer(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics: createPushMetrics(metrics) }) })
-      ctx.shutdown.register('consumer:push', () => push.close())
-      started.set(name, push)
-      continue
-    }
-    if (name === 'delivery') {
-      const delivery = await startDeliveryConsumer({
-        db,
-        redis,
-        keys: ctx.keys,
-        config: ctx.config,
-        log: ctx.log,
-        ...(metrics === undefined ? {} : { metrics: createDeliveryMetrics(metrics) }),
-      })
-      ctx.shutdown.register('consumer:delivery', () => delivery.close())
-      started.set(name, delivery)
+    if (name === 'push' || name === 'delivery') {
+      const runner =
+        name === 'push'
+          ? await startPushConsumer(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics: createPushMetrics(metrics) }) })
+          : await startDeliveryConsumer({ ...ctx, db, redis, ...(metrics === undefined ? {} : { metrics: createDeliveryMetrics(metrics) }) })
+      ctx.shutdown.register(`consumer:${name}`, () => runner.close())
+      started.set(name, runner)
       continue
     }
     const connection = await openRedis(ctx, 'worker', `consumer-${name}`)

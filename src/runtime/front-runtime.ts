@@ -73,12 +73,10 @@ export async function startFront(
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
   const readPath = await startReadPath(ctx, redis, observer)
-  // Streams follow the read path's feed and marks and read through its lookup (and so its near cache). While Redis is
-  // down the outage is logged once by the connection watch; a failed read is retried by the hub.
-  const { feed, marks, lookup } = readPath
-  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.debug({ err: err.message }, 'stream read failed') })
+  // Streams follow the read path's feed and marks and read through its lookup (and so its near cache).
+  const hub = createStreamHub({ lookup: readPath.lookup, feed: readPath.feed, marks: readPath.marks, log })
   ctx.shutdown.register('stream-hub', () => hub.close())
-  const usage = createUsageRecorder(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not record key usage') })
+  const usage = createUsageRecorder(redis, keys, { log })
   ctx.shutdown.register('key-usage', () => usage.close())
   const pushTargets = createPushTargetRows(db)
   const pushSubscriptions = createPushSubscriptions(redis, keys)

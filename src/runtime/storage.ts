@@ -52,12 +52,9 @@ export async function openRedis(ctx: ProcessContext, role: RedisRole, name: stri
   return redis
 }
 
-/** A producer handle on queue `name` over `redis`: its outages logged under `client`, its close registered as `closer`. */
+/** A producer handle on queue `name` over `redis`, kept as keepBullHandle keeps one. */
 export function openQueue(ctx: ProcessContext, redis: Redis, name: QueueName, client: string, closer: string): Queue {
-  const queue = createQueue(name, redis, ctx.keys.bullPrefix)
-  watchBull(ctx.redisWatch, client, queue)
-  ctx.shutdown.register(closer, () => queue.close())
-  return queue
+  return keepBullHandle(ctx, client, closer, redis, createQueue(name, redis, ctx.keys.bullPrefix))
 }
 
 /**
