@@ -35,7 +35,7 @@ export interface FrontDeps extends PipelineDeps {
    */
   claimIdempotencyKey?(jobId: string, fingerprint: string): Promise<IdempotencyClaim>
   /** Reachability of Redis and MySQL. */
-  checkReady(): Promise<{ redis: boolean; mysql: boolean }>
+  checkReady: health.HealthDeps['checkReady']
   /** Reads behind the info and safety routes; without them those routes are not served. */
   staff?: staff.StaffDeps
   /** The stream hub and its hooks; without them the stream routes are not served. */

@@ -4,13 +4,14 @@
  * Read through a ReplicationReader at scrape time and at each reconnect; the shortfall counter of the writers.
  */
 import type { Registry } from 'prom-client'
+import type { Logger } from '../lib/logger.js'
 import { refusesWrites, type ReplicationInfo } from '../redis/model/replication-info.js'
 import type { ReplicationReader } from '../redis/replication-reader.js'
 import { CONFIRMED_WRITES, labelValue, Metric } from './metric-names.js'
 import { counterOf, gaugeOf } from './registry.js'
 
 /** Registers the replication gauges and the primary change counter on `registry`. */
-export function registerReplicationMetrics(registry: Registry, reader: ReplicationReader, onError: (err: unknown) => void = () => {}): void {
+export function registerReplicationMetrics(registry: Registry, reader: ReplicationReader, log?: Pick<Logger, 'debug'>): void {
   const changes = counterOf(registry, Metric.redisPrimaryChanges)
   changes.inc(0)
   let replid = ''
@@ -26,7 +27,7 @@ export function registerReplicationMetrics(registry: Registry, reader: Replicati
     last ??= reader
       .read()
       .then((r) => (note(r.info), r))
-      .catch((err: unknown) => (onError(err), null))
+      .catch((err: unknown) => (log?.debug({ err: (err as Error).message }, 'could not read Redis replication'), null))
       .finally(() => setImmediate(() => (last = null)))
     return last
   }

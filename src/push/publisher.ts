@@ -33,7 +33,7 @@ import { MESSAGES_PER_WINDOW, retryDelayMs, universeBudgetPerMinute } from './mo
 import { planMessages, type PlannedMessage } from './model/push-message.js'
 import { summarize, type UniverseSubscriptions } from './model/subscription.js'
 import { describeOutcome, refusalKind, type OpenCloudPublish } from './open-cloud.js'
-import type { LoadedKeys, UniverseKey } from './push-targets.js'
+import { loadKeysAtStart, type LoadedKeys, type PushTargets, type UniverseKey } from './push-targets.js'
 
 /** How long a universe's lease lasts without renewal (renewed every third of it). */
 export const PUSH_LEASE_MS = 15_000
@@ -118,6 +118,26 @@ interface Run {
 /** The digest recorded per code: enough to tell two blocks apart, short enough to keep per code. */
 export function blockDigest(block: string): string {
   return createHash('sha1').update(block).digest('base64url').slice(0, 12)
+}
+
+/**
+ * Starts a push consumer's publisher: refuses (PushConfigError, before `openReadPath` is called) when push targets
+ * exist but PUSH_SECRET is not set or opens none of their keys; then follows the read path and says so, with the
+ * targets it starts with.
+ */
+export async function startPushPublisher(
+  deps: Omit<PublisherDeps, 'feed' | 'lookup' | 'loadKeys' | 'config'> & {
+    targets: Pick<PushTargets, 'loadKeys' | 'count'>
+    openReadPath(): Promise<Pick<PublisherDeps, 'feed' | 'lookup'>>
+    config: PublisherDeps['config'] & Pick<Config, 'pushSecret' | 'pushWindowMs'>
+  },
+): Promise<Publisher> {
+  const { targets, openReadPath, ...rest } = deps
+  const loaded = await loadKeysAtStart(targets, deps.config.pushSecret !== '')
+  const { feed, lookup } = await openReadPath()
+  const publisher = startPublisher({ ...rest, feed, lookup, loadKeys: () => targets.loadKeys() })
+  deps.log.info({ targets: loaded.keys.size, windowMs: deps.config.pushWindowMs }, 'push publisher started')
+  return publisher
 }
 
 /** Starts the publisher: follows `deps.feed` and publishes every PUSH_WINDOW_MS until closed. */

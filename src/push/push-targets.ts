@@ -49,7 +49,7 @@ export class PushConfigError extends Error {
  * The keys a push publisher starts with. Refuses (PushConfigError) when targets are stored but none of their keys
  * opens: PUSH_SECRET is missing, or is not the secret they were added with. Some keys unreadable is not a refusal.
  */
-export async function loadKeysAtStart(targets: PushTargets, secretSet: boolean): Promise<LoadedKeys> {
+export async function loadKeysAtStart(targets: Pick<PushTargets, 'loadKeys' | 'count'>, secretSet: boolean): Promise<LoadedKeys> {
   const loaded = await targets.loadKeys()
   if (loaded.unreadable.length === 0 || loaded.keys.size > 0) return loaded
   const stored = await targets.count()

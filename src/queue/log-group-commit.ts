@@ -7,8 +7,10 @@
  * group too small to be worth a transaction of its own waits a little for more (minRows, lingerMs), unless the jobs
  * waiting in it are as many as can come at once (maxWaitingJobs); an idle worker stores at once.
  */
-import type { NewLogEntry } from '../mysql/log-entry-rows.js'
-import type { StoredLogEntries } from '../mysql/transactions.js'
+import type { Kysely } from 'kysely'
+import { readMaxAllowedPacket, type NewLogEntry } from '../mysql/log-entry-rows.js'
+import type { Database } from '../mysql/schema.js'
+import { createTransactions, type StoredLogEntries } from '../mysql/transactions.js'
 import { failureKind } from './model/failure-kind.js'
 import type { Logger } from '../lib/logger.js'
 import { CONSUMER_CONCURRENCY } from './model/consumer-policy.js'
@@ -236,22 +238,29 @@ export function createLogGroupCommit(options: LogGroupCommitOptions): LogGroupCo
   }
 }
 
+/** What a group commit reports of each stored group (the log volume metric). */
+export interface StoredVolume {
+  stored(entries: readonly NewLogEntry[], created: readonly boolean[]): void
+}
+
 /**
- * The group commit the log and audit consumers share, with the service's settings: groups bounded by the server's
- * max_allowed_packet (read once; FALLBACK_MAX_ALLOWED_PACKET, with a warning, when it cannot be read), small groups
- * lingering a little for more, and as many jobs waiting in a group as both consumers can hand it at once.
+ * The group commit the log and audit consumers share, over the database `db`, with the service's settings: groups
+ * bounded by the server's max_allowed_packet (read once; FALLBACK_MAX_ALLOWED_PACKET, with a warning, when it cannot
+ * be read), small groups lingering a little for more, and as many jobs waiting in a group as both consumers can hand
+ * it at once. Each commit's stored entries are counted into `volume`.
  */
-export async function openSharedLogCommit(deps: {
-  storeLogEntries: LogGroupCommitOptions['storeLogEntries']
-  readMaxAllowedPacket: () => Promise<number>
-  log: Logger
-}): Promise<LogGroupCommit> {
-  const packet = await deps.readMaxAllowedPacket().catch((err: Error) => {
-    deps.log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
+export async function openSharedLogCommit(db: Kysely<Database>, log: Logger, volume?: StoredVolume): Promise<LogGroupCommit> {
+  const transactions = createTransactions(db)
+  const packet = await readMaxAllowedPacket(db).catch((err: Error) => {
+    log.warn({ err: err.message, assumed: FALLBACK_MAX_ALLOWED_PACKET }, 'could not read max_allowed_packet')
     return FALLBACK_MAX_ALLOWED_PACKET
   })
   return createLogGroupCommit({
-    storeLogEntries: deps.storeLogEntries,
+    storeLogEntries: async (entries) => {
+      const stored = await transactions.storeLogEntries(entries)
+      volume?.stored(entries, stored.created)
+      return stored
+    },
     maxBytes: groupByteBudget(packet),
     minRows: GROUP_MIN_ROWS,
     lingerMs: GROUP_LINGER_MS,

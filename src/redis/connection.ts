@@ -6,6 +6,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import type { RedisTarget } from '../config.js'
 import { CHECK_TIMEOUT_MS, type DependencyCheck } from '../health/readiness.js'
+import type { Logger } from '../lib/logger.js'
 import { NewestViewSentinelConnector, SENTINEL_ASK_TIMEOUT_MS } from './sentinel-connector.js'
 
 /** The longest pause between two reconnect attempts (a local TCP connect costs next to nothing). */
@@ -93,6 +94,19 @@ export async function waitReady(redis: Redis, timeoutMs = 10_000): Promise<void>
     }
     redis.on('ready', onReady)
   })
+}
+
+/** How long a starting front waits for Redis before it listens without it. */
+export const FRONT_START_WAIT_MS = 3000
+
+/**
+ * A starting front's wait for its Redis connections: a normal start answers its first request; with Redis down the
+ * front listens anyway after FRONT_START_WAIT_MS (API routes answer 503 until it is back), and says so once.
+ */
+export async function waitReadyAtFrontStart(clients: readonly Redis[], log: Pick<Logger, 'warn'>): Promise<void> {
+  await Promise.all(clients.map((redis) => waitReady(redis, FRONT_START_WAIT_MS))).catch(() =>
+    log.warn({ waitedMs: FRONT_START_WAIT_MS }, 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)'),
+  )
 }
 
 /** Resolves at `redis`'s next `ready` or `error`, or after `ms`. */

@@ -5,6 +5,7 @@
  * within that second are lost; lost on purpose when Redis restarts empty (they are statistics).
  */
 import type { Redis } from 'ioredis'
+import type { Logger } from '../lib/logger.js'
 import type { RedisKeys } from './keys.js'
 
 /** How long a minute's counts are kept. */
@@ -25,6 +26,8 @@ export interface UsageRecorder {
   flush(): Promise<void>
   /** Stops the timer (flush first to keep the last counts). */
   stop(): void
+  /** Stops the timer and adds the last counts (at shutdown). */
+  close(): Promise<void>
 }
 
 /** The minute of an epoch time in ms. */
@@ -32,8 +35,8 @@ export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000)
 }
 
-/** Starts a recorder flushing every `everyMs`; flush failures go to `onError` and those counts are kept for the next try. */
-export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { everyMs?: number; now?: () => number; onError?: (err: Error) => void } = {}): UsageRecorder {
+/** Starts a recorder flushing every `everyMs`; a failed flush is logged (debug) and its counts are kept for the next try. */
+export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { everyMs?: number; now?: () => number; log?: Pick<Logger, 'debug'> } = {}): UsageRecorder {
   const now = opts.now ?? Date.now
   let counts = new Map<string, Map<string, number>>()
   let flushing: Promise<void> | null = null
@@ -54,13 +57,17 @@ export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { every
     } catch (err) {
       // Put the counts back: the next flush adds them with whatever came meanwhile.
       for (const [minute, fields] of batch) for (const [field, n] of fields) add(minute, field, n)
-      opts.onError?.(err as Error)
+      opts.log?.debug({ err: (err as Error).message }, 'could not record key usage')
     }
   }
   const add = (minute: string, field: string, n: number) => {
     let fields = counts.get(minute)
     if (fields === undefined) counts.set(minute, (fields = new Map()))
     fields.set(field, (fields.get(field) ?? 0) + n)
+  }
+  const flush = async (): Promise<void> => {
+    if (flushing !== null) await flushing
+    await flushNow()
   }
   const timer = setInterval(() => {
     flushing ??= flushNow().finally(() => (flushing = null))
@@ -70,12 +77,13 @@ export function createUsageRecorder(redis: Redis, keys: RedisKeys, opts: { every
     record(key, route, status) {
       add(String(minuteOf(now())), `${key}|${route}|${status}`, 1)
     },
-    async flush() {
-      if (flushing !== null) await flushing
-      await flushNow()
-    },
+    flush,
     stop() {
       clearInterval(timer)
+    },
+    async close() {
+      clearInterval(timer)
+      await flush()
     },
   }
 }

@@ -12,6 +12,7 @@
  * a shortfall.
  */
 import type { Redis } from 'ioredis'
+import type { Logger } from '../lib/logger.js'
 
 /** Fewer replicas than REDIS_WRITE_REPLICAS confirmed a write within REDIS_WRITE_TIMEOUT_MS. */
 export class ReplicaShortfallError extends Error {
@@ -36,10 +37,21 @@ export class ReplicaConnectionChangedError extends ReplicaShortfallError {
 /** Which write a confirmation was for (the label of presence_link_redis_write_shortfalls_total). */
 export type ConfirmedWrite = 'log' | 'bind' | 'audit'
 
-/** What a confirmer needs: how many replicas, how long, and who hears of a shortfall. */
+/**
+ * Each write's shortfall line: a log event or a bind is answered 503 (the client sends it again); an audit event is on
+ * the primary only, and the gateway has nobody to answer.
+ */
+const SHORTFALL_LINES: Record<ConfirmedWrite, ['warn' | 'error', string]> = {
+  log: ['warn', 'a write was not confirmed by enough Redis replicas: answering 503'],
+  bind: ['warn', 'a write was not confirmed by enough Redis replicas: answering 503'],
+  audit: ['error', 'an audit event was not confirmed by enough Redis replicas'],
+}
+
+/** What a confirmer needs: how many replicas, how long, where a shortfall is logged, and who else hears of it (a metric). */
 export interface ReplicaWaitOptions {
   replicas: number
   timeoutMs: number
+  log?: Pick<Logger, 'warn' | 'error'>
   onShortfall?(write: ConfirmedWrite, confirmed: number): void
 }
 
@@ -66,6 +78,8 @@ export function createReplicaWait(redis: Redis, markKey: string, opts: ReplicaWa
   const check = (write: ConfirmedWrite, since: number, confirmed: number) => {
     const remade = closes !== since
     if (!remade && confirmed >= replicas) return
+    const [level, line] = SHORTFALL_LINES[write]
+    opts.log?.[level]({ write, confirmed: remade ? 0 : confirmed, wanted: replicas }, line)
     opts.onShortfall?.(write, remade ? 0 : confirmed)
     throw remade ? new ReplicaConnectionChangedError(replicas, timeoutMs) : new ReplicaShortfallError(confirmed, replicas, timeoutMs)
   }

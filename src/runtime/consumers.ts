@@ -12,20 +12,19 @@ import { startDelivery, type DeliveryRunner } from '../delivery/delivery-runner.
 import type { Logger } from '../lib/logger.js'
 import { createConsumerMetrics } from '../metrics/consumer-metrics.js'
 import { createDeliveryMetrics, type DeliveryMetrics } from '../metrics/delivery-metrics.js'
-import { createLogVolumeMetrics, type LogVolumeMetrics } from '../metrics/log-volume-metrics.js'
+import { createLogVolumeMetrics } from '../metrics/log-volume-metrics.js'
 import { createDestinationRows } from '../mysql/destination-rows.js'
-import { createLogEntryRows, readMaxAllowedPacket } from '../mysql/log-entry-rows.js'
+import { createLogEntryRows } from '../mysql/log-entry-rows.js'
 import type { Database } from '../mysql/schema.js'
-import { createTransactions } from '../mysql/transactions.js'
 import { createBindJobProcessor } from '../queue/bind-processor.js'
 import { createJobConsumer, queueOfConsumer } from '../queue/job-consumer.js'
 import type { JobProcessor } from '../queue/job-processor.js'
 import { openSharedLogCommit } from '../queue/log-group-commit.js'
 import { createLogJobProcessor, type LogProcessorDeps } from '../queue/log-processor.js'
-import { CONSUMER_CONCURRENCY, JOB_CONSUMERS, type JobConsumerName } from '../queue/model/consumer-policy.js'
+import { CONSUMER_CONCURRENCY, type ConsumerName, type JobConsumerName } from '../queue/model/consumer-policy.js'
 import type { RetryPolicy } from '../queue/model/failure-kind.js'
 import { QueueName } from '../queue/names.js'
-import { closeQueueHandles, createEventRequeue } from '../queue/queues.js'
+import { createEventRequeue } from '../queue/queues.js'
 import { createNotifyProducer } from '../queue/notify.js'
 import { registerQueueMetrics } from '../metrics/queue-gauges.js'
 import { registerReplicationMetrics } from '../metrics/replication-metrics.js'
@@ -33,33 +32,22 @@ import { createReplicationReader } from '../redis/replication-reader.js'
 import { createDeliveryLease } from '../redis/delivery-lease.js'
 import { createDeliveryRateGate } from '../redis/delivery-rate-gate.js'
 import type { RedisKeys } from '../redis/keys.js'
-import { watchBull } from '../redis/redis-watch.js'
 import { createRobloxUserCache } from '../redis/roblox-user-cache.js'
 import type { ProcessContext } from './process-context.js'
 import { buildCodeService, buildPushTargets } from './services.js'
 import { createPushMetrics } from '../metrics/push-metrics.js'
-import { loadKeysAtStart } from '../push/push-targets.js'
-import { startPublisher, PUSH_LEASE_MS, type PushMetrics } from '../push/publisher.js'
+import { startPushPublisher, PUSH_LEASE_MS, type Publisher, type PushMetrics } from '../push/publisher.js'
 import { createOpenCloudPublish } from '../push/open-cloud.js'
 import { createPushRateGates } from '../redis/push-rate-gates.js'
 import { createPushSentBlocks } from '../redis/push-sent-blocks.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
 import { startReadPath } from '../redis/read-path.js'
 import { holderId } from '../lib/holder-id.js'
-import { keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
+import { keepBullHandle, keepRedisCopies, openDatabase, openQueue, openRedis, prepareRedisCopies } from './storage.js'
 import { createRetentionMetrics } from '../metrics/retention-metrics.js'
 import { createRetentionRows } from '../mysql/log-entry-retention.js'
 import { createLogPruneTurn } from '../redis/log-prune-turn.js'
 import { startLogPruner, type LogPruner } from '../retention/log-pruner.js'
-
-/**
- * Consumers this module can start: the queue consumers, `delivery`, which posts stored entries to Discord, and `push`,
- * which publishes changed blocks to live Roblox servers through Open Cloud messaging.
- */
-export type ConsumerName = JobConsumerName | 'delivery' | 'push'
-
-/** Every consumer, in start order. */
-export const CONSUMERS: readonly ConsumerName[] = [...JOB_CONSUMERS, 'delivery', 'push']
 
 /** Started consumers, by name. */
 export type StartedConsumers = Map<ConsumerName, { close(): Promise<void> }>
@@ -86,52 +74,25 @@ export function startDeliveryConsumer(deps: {
 }
 
 /**
- * The group commit the log and audit consumers share (one transaction at a time, bounded by the server's
- * max_allowed_packet, read once here), counting what each commit stored into `volume`, and the producers that
- * re-queue a batch's poison events.
- */
-async function openLogGroupCommit(ctx: ProcessContext, db: Kysely<Database>, redis: Redis, volume?: LogVolumeMetrics): Promise<LogProcessorDeps> {
-  const transactions = createTransactions(db)
-  const commit = await openSharedLogCommit({
-    storeLogEntries: async (entries) => {
-      const stored = await transactions.storeLogEntries(entries)
-      volume?.stored(entries, stored.created)
-      return stored
-    },
-    readMaxAllowedPacket: () => readMaxAllowedPacket(db),
-    log: ctx.log,
-  })
-  const queues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
-  return { commit, requeue: createEventRequeue(queues), log: ctx.log }
-}
-
-/**
  * The push publisher over real clients: the front's read path (its own change feed subscriber, shard marks and near
  * cache, so a pushed block is what callbacks answers), the subscriptions, the sent blocks and both budgets in Redis,
- * and the targets' keys from MySQL. Refuses to start (PushConfigError) when push targets exist but PUSH_SECRET is not
- * set, or opens none of their keys.
+ * and the targets' keys from MySQL (src/push/publisher.ts: refused without a PUSH_SECRET that opens them).
  */
-export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<{ close(): Promise<void> }> {
+export async function startPushConsumer(ctx: ProcessContext, deps: { db: Kysely<Database>; redis: Redis; metrics?: PushMetrics }): Promise<Publisher> {
   const { config, keys, log } = ctx
-  const targets = buildPushTargets(deps.db, config.pushSecret, config.openCloudApi)
-  const loaded = await loadKeysAtStart(targets, config.pushSecret !== '')
-  const readPath = await startReadPath(ctx, deps.redis)
   const holder = holderId()
-  const publisher = startPublisher({
-    feed: readPath.feed,
-    lookup: readPath.lookup,
+  return startPushPublisher({
+    targets: buildPushTargets(deps.db, config.pushSecret, config.openCloudApi),
+    openReadPath: () => startReadPath(ctx, deps.redis),
     subscriptions: createPushSubscriptions(deps.redis, keys),
     sent: createPushSentBlocks(deps.redis, keys),
     gates: createPushRateGates(deps.redis, keys, config.pushPublishesPerMinute, holder),
     openLease: (universe) => createDeliveryLease(deps.redis, keys.pushLease(universe), holder, PUSH_LEASE_MS),
-    loadKeys: () => targets.loadKeys(),
     publish: createOpenCloudPublish(config.openCloudApi),
     config,
     log,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-  log.info({ targets: loaded.keys.size, windowMs: config.pushWindowMs }, 'push publisher started')
-  return publisher
 }
 
 /**
@@ -174,7 +135,13 @@ export async function startConsumers(
   const cache = await prepareRedisCopies(ctx, db, redis)
   keepRedisCopies(ctx, db, redis, metrics === undefined ? {} : { metrics })
   const notifyQueue = openQueue(ctx, redis, QueueName.Notify, 'data', 'notify-queue')
-  const logCommit = await openLogGroupCommit(ctx, db, redis, metrics === undefined ? undefined : createLogVolumeMetrics(metrics))
+  // The log and audit consumers share one group commit, and the producers that re-queue a batch's poison events.
+  const requeues = new Map([QueueName.Log, QueueName.Audit].map((name) => [name, openQueue(ctx, redis, name, 'data', `requeue:${name}`)]))
+  const logCommit: LogProcessorDeps = {
+    commit: await openSharedLogCommit(db, ctx.log, metrics === undefined ? undefined : createLogVolumeMetrics(metrics)),
+    requeue: createEventRequeue(requeues),
+    log: ctx.log,
+  }
   const processors: Record<JobConsumerName, JobProcessor<unknown>> = {
     bind: createBindJobProcessor({
       codes: buildCodeService(db, cache),
@@ -188,37 +155,24 @@ export async function startConsumers(
   if (metrics !== undefined) {
     const queues = new Map(Object.values(QueueName).map((queue) => [queue, openQueue(ctx, redis, queue, 'data', `queue-gauge:${queue}`)]))
     registerQueueMetrics(metrics, queues, ctx.log)
-    registerReplicationMetrics(metrics, createReplicationReader(redis), (err) => ctx.log.debug({ err: (err as Error).message }, 'could not read Redis replication'))
+    registerReplicationMetrics(metrics, createReplicationReader(redis), ctx.log)
   }
   const started: StartedConsumers = new Map()
   for (const name of names) {
-    if (name === 'push') {
-      const push = await startPushConsumer(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics: createPushMetrics(metrics) }) })
-      ctx.shutdown.register('consumer:push', () => push.close())
-      started.set(name, push)
-      continue
-    }
-    if (name === 'delivery') {
-      const delivery = await startDeliveryConsumer({
-        db,
-        redis,
-        keys: ctx.keys,
-        config: ctx.config,
-        log: ctx.log,
-        ...(metrics === undefined ? {} : { metrics: createDeliveryMetrics(metrics) }),
-      })
-      ctx.shutdown.register('consumer:delivery', () => delivery.close())
-      started.set(name, delivery)
+    if (name === 'push' || name === 'delivery') {
+      const runner =
+        name === 'push'
+          ? await startPushConsumer(ctx, { db, redis, ...(metrics === undefined ? {} : { metrics: createPushMetrics(metrics) }) })
+          : await startDeliveryConsumer({ ...ctx, db, redis, ...(metrics === undefined ? {} : { metrics: createDeliveryMetrics(metrics) }) })
+      ctx.shutdown.register(`consumer:${name}`, () => runner.close())
+      started.set(name, runner)
       continue
     }
     const connection = await openRedis(ctx, 'worker', `consumer-${name}`)
     const processor = jobMetrics === undefined ? processors[name] : jobMetrics.instrument(queueOfConsumer(name), processors[name])
-    const worker = createJobConsumer({ name, processor, connection, prefix: ctx.keys.bullPrefix, log: ctx.log, retry: options.retry })
-    // Connection errors are logged once per outage by the watch; BullMQ repeats them at every reconnect attempt.
-    watchBull(ctx.redisWatch, `consumer-${name}`, worker)
-    // Close drains in-flight jobs before the MySQL pool and Redis (registered earlier) are closed; with Redis down no
-    // job can be acknowledged anyway, and BullMQ hands an unfinished one out again once it is back.
-    ctx.shutdown.register(`consumer:${name}`, () => closeQueueHandles([worker], () => connection.status === 'ready'))
+    const consumer = createJobConsumer({ name, processor, connection, prefix: ctx.keys.bullPrefix, log: ctx.log, retry: options.retry })
+    // With Redis down no job can be acknowledged anyway, and BullMQ hands an unfinished one out again once it is back.
+    const worker = keepBullHandle(ctx, `consumer-${name}`, `consumer:${name}`, connection, consumer)
     await worker.waitUntilReady()
     started.set(name, worker)
     ctx.log.info({ queue: name, concurrency: CONSUMER_CONCURRENCY[name] }, 'consumer started')

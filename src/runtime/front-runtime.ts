@@ -7,12 +7,12 @@ import type { DependencyGauge } from '../metrics/dependency-metrics.js'
 import { createBindClient } from '../queue/bind-client.js'
 import { createLogBatcher } from '../queue/log-batcher.js'
 import { QueueName } from '../queue/names.js'
-import { closeQueueHandles, createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
+import { createBatchAdder, createQueue, createQueueEvents } from '../queue/queues.js'
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../queue/model/idempotency-key.js'
 import { createIdempotencyKeys } from '../redis/idempotency-keys.js'
 import { createApiKeyCache } from '../redis/api-key-cache.js'
 import { createApiKeyCopy } from '../redis/api-key-copy.js'
-import { redisCheck, waitReady } from '../redis/connection.js'
+import { redisCheck, waitReadyAtFrontStart } from '../redis/connection.js'
 import { createRateLimits, createUnitBudget } from '../redis/rate-limits.js'
 import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
@@ -21,16 +21,12 @@ import { startReadPath, type ReadPath } from '../redis/read-path.js'
 import { buildSafetyService } from './services.js'
 import { createReadiness, keepCheckingReadiness } from '../health/readiness.js'
 import { mysqlCheck } from '../mysql/connection.js'
-import { watchBull } from '../redis/redis-watch.js'
-import { openDatabaseLazily, openRedis } from './storage.js'
+import { keepBullHandle, openDatabaseLazily, openRedis } from './storage.js'
 import { createReplicaWait } from '../redis/replica-wait.js'
 import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
 import { createUsageRecorder } from '../redis/key-usage.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
-
-/** How long a starting front waits for Redis before it listens without it. */
-const REDIS_START_WAIT_MS = 3000
 
 /** A started front: its server and the port it listens on. */
 export interface FrontRuntime {
@@ -58,50 +54,30 @@ export async function startFront(
   const eventsRedis = await openRedis(ctx, 'worker', 'front-events', { wait: false })
   const db = openDatabaseLazily(ctx, 4)
 
-  const bindQueue = createQueue(QueueName.Bind, queueRedis, keys.bullPrefix)
-  const logQueue = createQueue(QueueName.Log, queueRedis, keys.bullPrefix)
-  const bindEvents = createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix)
-  watchBull(ctx.redisWatch, 'front-queue', bindQueue)
-  watchBull(ctx.redisWatch, 'front-queue', logQueue)
-  watchBull(ctx.redisWatch, 'front-events', bindEvents)
-  ctx.shutdown.register('queues', () => closeQueueHandles([bindQueue, logQueue, bindEvents], () => queueRedis.status === 'ready' && eventsRedis.status === 'ready'))
+  const bindQueue = keepBullHandle(ctx, 'front-queue', 'queue:bind', queueRedis, createQueue(QueueName.Bind, queueRedis, keys.bullPrefix))
+  const logQueue = keepBullHandle(ctx, 'front-queue', 'queue:log', queueRedis, createQueue(QueueName.Log, queueRedis, keys.bullPrefix))
+  const bindEvents = keepBullHandle(ctx, 'front-events', 'queue-events:bind', eventsRedis, createQueueEvents(QueueName.Bind, eventsRedis, keys.bullPrefix))
   // "Accepted" means on REDIS_WRITE_REPLICAS replicas too: WAIT on the queue connection, which made the writes.
   const replicaWait = createReplicaWait(queueRedis, keys.replicaMark, {
     replicas: config.redisWriteReplicas,
     timeoutMs: config.redisWriteTimeoutMs,
-    onShortfall: (write, confirmed) => {
-      observer?.replicaShortfall?.(write)
-      log.warn({ write, confirmed, wanted: config.redisWriteReplicas }, 'a write was not confirmed by enough Redis replicas: answering 503')
-    },
+    log,
+    onShortfall: (write) => observer?.replicaShortfall?.(write),
   })
   // Log events go to the queue in micro-batches; registered after the queues so it drains before they close.
   const logBatcher = createLogBatcher(createBatchAdder(logQueue, () => replicaWait.own('log')))
   ctx.shutdown.register('log-batches', () => logBatcher.drain())
-  // A normal start answers its first request; with Redis down the front listens anyway, after this short wait (a bind
-  // waits for the event stream by itself).
+  // A bind waits for the event stream by itself.
   bindEvents.waitUntilReady().catch(() => undefined)
-  await Promise.all([waitReady(redis, REDIS_START_WAIT_MS), waitReady(queueRedis, REDIS_START_WAIT_MS)]).catch(() =>
-    log.warn({ waitedMs: REDIS_START_WAIT_MS }, 'Redis is unreachable; listening anyway (API routes answer 503 until it is back)'),
-  )
+  await waitReadyAtFrontStart([redis, queueRedis], log)
   const readiness = createReadiness({ redis: redisCheck(redis), mysql: mysqlCheck(db) }, gauge)
   keepCheckingReadiness(ctx, readiness)
   const readPath = await startReadPath(ctx, redis, observer)
-  const safety = buildSafetyService(db, config.discordApi)
-  // Streams follow the read path's feed and marks and read through its lookup (and so its near cache). While Redis is
-  // down the outage is logged once by the connection watch; a failed read is retried by the hub.
-  const { feed, marks, lookup } = readPath
-  const hub = createStreamHub({ lookup, feed, marks, onError: (err) => log.debug({ err: err.message }, 'stream read failed') })
-  let closeStreams = () => {}
-  ctx.shutdown.register('streams', async () => {
-    closeStreams()
-    hub.close()
-  })
-  const thresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
-  const usage = createUsageRecorder(redis, keys, { onError: (err) => log.debug({ err: err.message }, 'could not record key usage') })
-  ctx.shutdown.register('key-usage', async () => {
-    usage.stop()
-    await usage.flush()
-  })
+  // Streams follow the read path's feed and marks and read through its lookup (and so its near cache).
+  const hub = createStreamHub({ lookup: readPath.lookup, feed: readPath.feed, marks: readPath.marks, log })
+  ctx.shutdown.register('stream-hub', () => hub.close())
+  const usage = createUsageRecorder(redis, keys, { log })
+  ctx.shutdown.register('key-usage', () => usage.close())
   const pushTargets = createPushTargetRows(db)
   const pushSubscriptions = createPushSubscriptions(redis, keys)
 
@@ -118,16 +94,9 @@ export async function startFront(
     submitLog: logBatcher.submit,
     submitLogs: logBatcher.submitAll,
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
-    async checkReady() {
-      const states = await readiness()
-      return { redis: states.redis === true, mysql: states.mysql === true }
-    },
+    checkReady: readiness,
     redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
-    staff: {
-      readInfo: (code, page) => safety.readCodeInfo(code, page),
-      checkSafety: (input) => safety.check(input, thresholds),
-      threatCategory: () => safety.threatCategory(config.logDestinations.ingame),
-    },
+    staff: buildSafetyService(db, config),
     usage,
     push: {
       hasTarget: (keyId, universe) => pushTargets.exists(keyId, universe),
@@ -138,9 +107,8 @@ export async function startFront(
     streams: {
       hub,
       ...(observer?.streams === undefined ? {} : { observer: observer.streams(hub) }),
-      registerClose: (close) => {
-        closeStreams = close
-      },
+      // The open streams close before the hub (registered earlier) stops following their codes.
+      registerClose: (close) => ctx.shutdown.register('streams', close),
     },
     ...(observer === undefined ? {} : { observer }),
   })

@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
+import type { Config } from '../config.js'
 import { createApiKeyService, type ApiKeyService } from '../auth/api-key-service.js'
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { createGuildWhitelist, type GuildWhitelist } from '../gateway/guild-whitelist.js'
@@ -41,13 +42,14 @@ export function buildForgetService(db: Kysely<Database>, cache: CodeCache, redis
 }
 
 /** The reader of what is kept about a chat user (`/mydata`, `users show`), with the deployment's retention settings. */
-export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, retention: MyData['retention']): (chatUserId: string) => Promise<MyData | null> {
+export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, config: Pick<Config, keyof MyData['retention']>): (chatUserId: string) => Promise<MyData | null> {
+  const { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays } = config
   return createMyDataReader({
     rows: createPrivacyRows(db),
     infractions: createInfractionRows(db),
     presence: createPresenceStore(redis, keys),
     push: createPushSubscriptions(redis, keys),
-    retention,
+    retention: { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays },
   })
 }
 
@@ -61,14 +63,10 @@ export function buildGuildWhitelist(db: Kysely<Database>, redis: Redis, keys: Re
   return createGuildWhitelist({ rows: createGuildWhitelistRows(db), set: createGuildSet(redis, keys), fromEnv })
 }
 
-/** The safety and info reads over MySQL; `discordApi` is DISCORD_API (stored destinations are re-read with it). */
-export function buildSafetyService(db: Kysely<Database>, discordApi: string): SafetyService {
-  return createSafetyService({
-    codes: createCodeRows(db),
-    infractions: createInfractionRows(db),
-    watchlist: createWatchlistRows(db),
-    destinations: createDestinationRows(db, discordApi),
-  })
+/** The safety and info reads over MySQL with the deployment's settings (stored destinations are re-read with DISCORD_API). */
+export function buildSafetyService(db: Kysely<Database>, config: Pick<Config, 'discordApi' | 'safetyReviewInfractions' | 'safetyUnsafeInfractions' | 'logDestinations'>): SafetyService {
+  const rows = { codes: createCodeRows(db), infractions: createInfractionRows(db), watchlist: createWatchlistRows(db) }
+  return createSafetyService({ ...rows, destinations: createDestinationRows(db, config.discordApi) }, config)
 }
 
 /** The push targets over MySQL; `secret` is PUSH_SECRET and `openCloudApi` OPEN_CLOUD_API (for `push test`). */

@@ -18,8 +18,8 @@ import { reconnectWhenSilent } from '../redis/silence-watch.js'
 import type { ProcessContext } from './process-context.js'
 import type { Reconciler } from '../copies/reconciler.js'
 import type { QueueName } from '../queue/names.js'
-import { createQueue } from '../queue/queues.js'
-import { watchBull, watchRedisClient } from '../redis/redis-watch.js'
+import { closeQueueHandles, createQueue } from '../queue/queues.js'
+import { watchBull, watchRedisClient, type BullEmitter } from '../redis/redis-watch.js'
 
 /** Opens the database (creating it when missing) and migrates it to the latest version. */
 export async function openDatabase(ctx: ProcessContext, poolSize = 10, migrate = true): Promise<Kysely<Database>> {
@@ -52,12 +52,21 @@ export async function openRedis(ctx: ProcessContext, role: RedisRole, name: stri
   return redis
 }
 
-/** A producer handle on queue `name` over `redis`: its outages logged under `client`, its close registered as `closer`. */
+/** A producer handle on queue `name` over `redis`, kept as keepBullHandle keeps one. */
 export function openQueue(ctx: ProcessContext, redis: Redis, name: QueueName, client: string, closer: string): Queue {
-  const queue = createQueue(name, redis, ctx.keys.bullPrefix)
-  watchBull(ctx.redisWatch, client, queue)
-  ctx.shutdown.register(closer, () => queue.close())
-  return queue
+  return keepBullHandle(ctx, client, closer, redis, createQueue(name, redis, ctx.keys.bullPrefix))
+}
+
+/**
+ * Keeps a BullMQ handle (a consumer, or a queue's producer or events) on `connection`: its outages logged once per
+ * change through the process's Redis watch under `client` (BullMQ repeats them at every reconnect attempt), its close
+ * registered as `closer`. That close drains in-flight jobs before the clients registered earlier are closed; with
+ * Redis down it is left to the exit (closeQueueHandles).
+ */
+export function keepBullHandle<H extends BullEmitter & { close(): Promise<void> }>(ctx: ProcessContext, client: string, closer: string, connection: Redis, handle: H): H {
+  watchBull(ctx.redisWatch, client, handle)
+  ctx.shutdown.register(closer, () => closeQueueHandles([handle], () => connection.status === 'ready'))
+  return handle
 }
 
 /**

@@ -1,5 +1,6 @@
 /** What the safety check and the info endpoint show, read through the rows of codes, infractions, the watchlist and destinations. */
 import type { CodeState } from '../codes/model/codes.js'
+import type { Config } from '../config.js'
 import { decideSafety, type SafetyFacts, type SafetyThresholds, type SafetyVerdict } from './model/verdict.js'
 import type { CodeRows } from '../mysql/code-rows.js'
 import type { DestinationRows } from '../mysql/destination-rows.js'
@@ -32,25 +33,32 @@ export interface CodeInfo {
 export interface SafetyService {
   /** Gathers the facts of a check; a revoked or unknown code counts as no code. */
   gatherFacts(input: SafetyCheckInput): Promise<SafetyFacts>
-  /** Runs a safety check: the facts, then the verdict. */
-  check(input: SafetyCheckInput, thresholds: SafetyThresholds): Promise<SafetyVerdict>
-  /** Where Threat Detection writes: the in-game log, or the moderation log when the in-game log has no destination. */
-  threatCategory(ingameFromEnv: string): Promise<'ingame' | 'moderation'>
+  /** Runs a safety check: the facts, then the verdict at SAFETY_REVIEW_INFRACTIONS and SAFETY_UNSAFE_INFRACTIONS. */
+  checkSafety(input: SafetyCheckInput): Promise<SafetyVerdict>
+  /**
+   * Where Threat Detection writes: the in-game log (set in LOG_DESTINATION_INGAME or stored), or the moderation log
+   * when the in-game log has no destination.
+   */
+  threatCategory(): Promise<'ingame' | 'moderation'>
   /**
    * A live code and the infractions of its chat user, newest first (across the user's codes, so rotating a code
    * hides nothing); null for an unknown or revoked code.
    */
-  readCodeInfo(code: string, page: { limit: number; before?: string }): Promise<CodeInfo | null>
+  readInfo(code: string, page: { limit: number; before?: string }): Promise<CodeInfo | null>
 }
 
-/** Creates the service over the rows it reads. */
-export function createSafetyService(deps: {
-  codes: Pick<CodeRows, 'find' | 'bannedCodesOfPlatformUser'>
-  infractions: InfractionRows
-  watchlist: Pick<WatchlistRows, 'find'>
-  destinations: Pick<DestinationRows, 'get'>
-}): SafetyService {
+/** Creates the service over the rows it reads, with the deployment's thresholds and in-game destination. */
+export function createSafetyService(
+  deps: {
+    codes: Pick<CodeRows, 'find' | 'bannedCodesOfPlatformUser'>
+    infractions: InfractionRows
+    watchlist: Pick<WatchlistRows, 'find'>
+    destinations: Pick<DestinationRows, 'get'>
+  },
+  config: Pick<Config, 'safetyReviewInfractions' | 'safetyUnsafeInfractions' | 'logDestinations'>,
+): SafetyService {
   const { codes, infractions, watchlist, destinations } = deps
+  const thresholds: SafetyThresholds = { review: config.safetyReviewInfractions, unsafe: config.safetyUnsafeInfractions }
   const service: SafetyService = {
     async gatherFacts(input) {
       const record = input.code === null ? undefined : await codes.find(input.code)
@@ -69,16 +77,16 @@ export function createSafetyService(deps: {
       }
     },
 
-    async check(input, thresholds) {
+    async checkSafety(input) {
       return decideSafety(await service.gatherFacts(input), thresholds)
     },
 
-    async threatCategory(ingameFromEnv) {
-      if (ingameFromEnv !== '') return 'ingame'
+    async threatCategory() {
+      if (config.logDestinations.ingame !== '') return 'ingame'
       return (await destinations.get('ingame')) === undefined ? 'moderation' : 'ingame'
     },
 
-    async readCodeInfo(code, page) {
+    async readInfo(code, page) {
       const record = await codes.find(code)
       if (record === undefined || record.state === 'revoked') return null
       const [count, pardoned, list] = await Promise.all([

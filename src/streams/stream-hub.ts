@@ -17,6 +17,7 @@ import type { StreamView } from './model/stream-protocol.js'
 import type { ChangeFeed } from '../redis/change-feed.js'
 import type { CodeLookup } from '../redis/code-lookup.js'
 import type { ShardMarks } from '../redis/shard-marks.js'
+import type { Logger } from '../lib/logger.js'
 
 /** One open stream as the hub sees it. */
 export interface StreamSink {
@@ -48,7 +49,8 @@ export interface StreamHubOptions {
   resyncMs?: number
   /** Codes per lookup when many are read at once. */
   batchSize?: number
-  onError?(err: Error): void
+  /** Where a failed read is logged (debug: the outage itself is logged once by the connection watch; the hub retries). */
+  log?: Pick<Logger, 'debug'>
 }
 
 interface Entry {
@@ -100,7 +102,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     try {
       views = await opts.lookup(codes)
     } catch (err) {
-      opts.onError?.(err as Error)
+      opts.log?.debug({ err: (err as Error).message }, 'stream read failed')
       setTimeout(() => mark(codes), RETRY_MS).unref()
       return
     }

@@ -7,7 +7,7 @@ import { jobsCommand } from '../../src/cli/in-process.js'
 import { CONSUMER_QUEUES, QueueName, queuesNamed } from '../../src/queue/names.js'
 import { createNotifyConsumer } from '../../src/queue/notify.js'
 import { createQueue } from '../../src/queue/queues.js'
-import { CONSUMERS } from '../../src/runtime/consumers.js'
+import { CONSUMERS } from '../../src/queue/model/consumer-policy.js'
 import { openRedis } from '../../src/runtime/storage.js'
 import { eventually, startStack, type Stack } from '../helpers/stack.js'
 

@@ -3,8 +3,8 @@
  * (mysql/, redis/, queue/, runtime/) and the entry points import the database, Redis and queue clients; every
  * `model/` folder is pure: it imports only other `model/` files and valibot (no I/O, no clock or randomness from
  * outside, nothing of the features around it); only the entry points, the CLI and runtime/ itself import runtime/
- * (the wiring sits on top: a feature takes narrow shapes, never the process); no files import each other in a
- * circle; every file opens with a header comment.
+ * (the wiring sits on top: a feature takes narrow shapes, never the process), and runtime/ stays within its line
+ * budget; no files import each other in a circle; every file opens with a header comment.
  */
 import { readFileSync } from 'node:fs'
 import { join, normalize, posix, relative } from 'node:path'
@@ -23,6 +23,12 @@ const ENTRY_POINTS = ['src/serve.ts', 'src/front.ts', 'src/gateway.ts', 'src/san
 
 /** Rooms allowed to import runtime/ (the wiring), besides the entry points. */
 const RUNTIME_USERS = ['src/runtime/', 'src/cli/']
+
+/**
+ * Lines src/runtime/ may hold (issue 33): opening clients and handing features their adapters fits; a rule or a
+ * message found there belongs to its feature's room.
+ */
+const RUNTIME_LINE_BUDGET = 600
 
 /** The only packages a `model/` file may import: the rest is I/O, a client or another room's concern. */
 const PURE_PACKAGES = ['valibot']
@@ -160,6 +166,11 @@ t.test('every file under src/ and workers/ keeps to the boundaries', async (t) =
   t.same(problems, [], 'no boundary problems')
   t.ok(files.filter(isModel).length > 30, `${files.filter(isModel).length} files in model/ folders are checked as pure`)
   t.ok(files.every((f) => relative(ROOT, join(ROOT, f)) === f), 'paths are repository-relative')
+})
+
+t.test(`src/runtime/ stays wiring: at most ${RUNTIME_LINE_BUDGET} lines (a rule or a message belongs to its feature's room)`, async (t) => {
+  const lines = sourceFiles('src/runtime').reduce((sum, path) => sum + readFileSync(join(ROOT, path), 'utf8').split('\n').length - 1, 0)
+  t.ok(lines <= RUNTIME_LINE_BUDGET, `src/runtime/ has ${lines} lines (budget ${RUNTIME_LINE_BUDGET})`)
 })
 
 t.test('no source files import each other in a circle (dynamic imports count)', async (t) => {

@@ -1,6 +1,7 @@
 /**
- * The policy of the worker's queue consumers (bind, log, audit): how many jobs each runs at once, and how loudly a
- * failed job attempt is logged. Pure: the BullMQ workers that apply it are built by queue/job-consumer.ts.
+ * The consumers a worker can run, and the policy of its queue consumers (bind, log, audit): how many jobs each runs at
+ * once, and how loudly a failed job attempt is logged. Pure: the BullMQ workers that apply it are built by
+ * queue/job-consumer.ts.
  */
 import type { FailureKind } from './failure-kind.js'
 
@@ -9,6 +10,15 @@ export const JOB_CONSUMERS = ['bind', 'log', 'audit'] as const
 
 /** One of JOB_CONSUMERS. */
 export type JobConsumerName = (typeof JOB_CONSUMERS)[number]
+
+/**
+ * Consumers a worker can run: the queue consumers, `delivery`, which posts stored entries to Discord, and `push`,
+ * which publishes changed blocks to live Roblox servers through Open Cloud messaging.
+ */
+export type ConsumerName = JobConsumerName | 'delivery' | 'push'
+
+/** Every consumer, in start order. */
+export const CONSUMERS: readonly ConsumerName[] = [...JOB_CONSUMERS, 'delivery', 'push']
 
 /** Concurrency per consumer: binds serialize on row locks anyway; log inserts are independent. */
 export const CONSUMER_CONCURRENCY: Readonly<Record<JobConsumerName, number>> = { bind: 16, log: 32, audit: 16 }
