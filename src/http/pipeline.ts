@@ -30,6 +30,7 @@ import {
   rateLimitedJson,
   rateLimitedText,
   serviceUnavailable,
+  shuttingDown,
   targetTooLong,
   textError,
   unauthorized,
@@ -78,6 +79,12 @@ export interface Pipeline {
   notFound(req: Request, res: Response): void
   /** Answers what the library caught (a 500 in JSON, when nothing was sent yet). */
   failed(req: Request, res: Response, err: Error): void
+  /**
+   * Stops taking requests: from now on each is answered 503 with Connection: close (a keep-alive client then goes to
+   * another front). Resolves once every request already in a handler has been answered, so a log event or bind
+   * being read or queued finishes before the queues and Redis connections close.
+   */
+  drain(): Promise<void>
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
@@ -89,6 +96,12 @@ const TEXT_TYPE = 'text/plain; charset=utf-8'
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { log, observer } = deps
   const clientOf = rememberClients(deps.clientIp)
+  let inFlight = 0
+  let draining: { promise: Promise<void>; resolve: () => void } | undefined
+  const answered = () => {
+    inFlight--
+    if (inFlight === 0) draining?.resolve()
+  }
 
   // `given` is the X-Request-Id to keep; streams and unmatched requests always get a fresh one.
   const contextOf = (req: Request, route: string, text: boolean, given: string | undefined): RequestCtx => {
@@ -98,8 +111,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return { route, requestId, ip, client, limitSlots, started: process.hrtime.bigint(), text }
   }
 
-  const finish = (res: Response, ctx: RequestCtx, reply: Reply, req: Request) => {
-    send(res, reply, ctx.requestId, req, ctx.limit)
+  const finish = (res: Response, ctx: RequestCtx, reply: Reply, req: Request, closeConnection = false) => {
+    send(res, reply, ctx.requestId, req, ctx.limit, closeConnection)
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9
     observer?.request?.(ctx.route, reply.status, seconds, reply.error)
     if (ctx.keyName !== undefined) {
@@ -118,19 +131,23 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   const wrap = (route: string, handler: RouteHandler, text: boolean, withoutRedis: boolean) => (req: Request, res: Response) => {
     const ctx = contextOf(req, route, text, req.headers['x-request-id'])
+    if (draining !== undefined) return finish(res, ctx, shuttingDown(text ? 'text' : 'json'), req, true)
     const tooLong = targetTooLong(req.path, req.path_query, text)
     if (tooLong !== null) return finish(res, ctx, tooLong, req)
     if (!withoutRedis && deps.redisUp?.() === false) return finish(res, ctx, serviceUnavailable(text ? 'text' : 'json'), req)
     let pending: Promise<Reply>
+    inFlight++
     try {
       pending = handler(new RequestView(req), ctx)
     } catch (err) {
       pending = Promise.reject(err)
     }
-    pending.then(
-      (reply) => finish(res, ctx, reply, req),
-      (err: unknown) => finish(res, ctx, failedReply(deps, err, ctx), req),
-    )
+    pending
+      .then(
+        (reply) => finish(res, ctx, reply, req),
+        (err: unknown) => finish(res, ctx, failedReply(deps, err, ctx), req),
+      )
+      .finally(answered)
   }
 
   // A long-lived route (SSE, WebSocket upgrade): refusals in plain text without limit headers or request metrics, and
@@ -186,6 +203,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     failed(req, res, err) {
       log.error({ err, path: req.path }, 'handler error')
       if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID(), req)
+    },
+    drain() {
+      if (draining === undefined) {
+        let resolve = () => {}
+        const promise = new Promise<void>((r) => {
+          resolve = r
+        })
+        draining = { promise, resolve }
+        if (inFlight === 0) resolve()
+      }
+      return draining.promise
     },
   }
 }
@@ -350,7 +378,7 @@ async function bodyWithin(req: HttpRequest, ms: number): Promise<Buffer | null> 
  * declared body arrived, and the unread bytes would be parsed as the next request. uWS writes the
  * `Connection: close` header of such a reply itself.
  */
-function send(res: Response, reply: Reply, requestId: string, req?: Request, limit?: RateLimitState): void {
+function send(res: Response, reply: Reply, requestId: string, req?: Request, limit?: RateLimitState, closeConnection = false): void {
   if (res.completed) return
   const bodyPending = req !== undefined && !req.received
   if (bodyPending) req.received = true
@@ -367,7 +395,7 @@ function send(res: Response, reply: Reply, requestId: string, req?: Request, lim
   }
   // A reply's own headers win over the ones above.
   if (reply.headers !== undefined) for (const [k, v] of Object.entries(reply.headers)) res.header(k, v, true)
-  res.send(reply.body, bodyPending)
+  res.send(reply.body, bodyPending || closeConnection)
 }
 
 function isReply(outcome: object): outcome is Reply {

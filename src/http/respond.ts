@@ -114,6 +114,15 @@ export function serviceUnavailable(type: 'json' | 'text'): Reply {
     : jsonError(503, ErrorCode.ServiceUnavailable, message, {}, headers)
 }
 
+/** A request that reached a front after it began to stop: another front (or this one restarted) takes it. */
+export function shuttingDown(type: 'json' | 'text'): Reply {
+  const message = 'this server is shutting down; retry shortly'
+  const headers = { 'retry-after': '1' }
+  return type === 'text'
+    ? textError(503, ErrorCode.ServiceUnavailable, message, headers)
+    : jsonError(503, ErrorCode.ServiceUnavailable, message, {}, headers)
+}
+
 const BIND_FAILURE: Record<'not_found' | 'banned' | 'invalidated', { http: number; message: string }> = {
   not_found: { http: 404, message: 'no such code: check the code shown by the /code command' },
   banned: { http: 403, message: 'this code is banned; contact support' },

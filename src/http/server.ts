@@ -49,7 +49,11 @@ export interface FrontDeps extends PipelineDeps {
 /** A built front, as its runtime sees it: listen, close, and the port it listens on. */
 export interface FrontServer {
   listen(port: number, host: string): Promise<unknown>
-  close(): unknown
+  /**
+   * Stops listening and resolves once the requests already in a handler are answered; a request that arrives later
+   * on a kept-alive connection is answered 503 with Connection: close.
+   */
+  close(): Promise<void>
   readonly port: number
 }
 
@@ -77,7 +81,16 @@ export function createFrontApp(deps: FrontDeps): FrontServer {
 
   server.set_not_found_handler(pipeline.notFound)
   server.set_error_handler(pipeline.failed)
-  return server
+  return {
+    listen: (port, host) => server.listen(port, host),
+    async close() {
+      server.close()
+      await pipeline.drain()
+    },
+    get port() {
+      return server.port
+    },
+  }
 }
 
 /**

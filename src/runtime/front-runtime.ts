@@ -114,8 +114,6 @@ export async function startFront(
   })
   await app.listen(config.port, config.host)
   // Registered last so it closes first: stop taking requests, let in-flight ones finish, then the clients.
-  ctx.shutdown.register('http', async () => {
-    app.close()
-  })
+  ctx.shutdown.register('http', () => app.close())
   return { app, port: app.port, hub, readPath }
 }
