@@ -45,7 +45,7 @@ t.test('front with Redis and MySQL down', async (t) => {
   })
 
   t.test('started while Redis is down, it listens: /healthz 200, /readyz 503 naming both, the API 503 with Retry-After', async (t) => {
-    await front.waitFor((e) => e.msg === 'front listening', 60_000, 'the front to listen')
+    await front.waitFor((e) => e.msg === 'front listening', 150_000, 'the front to listen')
     t.equal((await getText(`${origin}/healthz`)).status, 200)
     const ready = await getText(`${origin}/readyz`)
     t.equal(ready.status, 503)

@@ -96,12 +96,7 @@ const TEXT_TYPE = 'text/plain; charset=utf-8'
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { log, observer } = deps
   const clientOf = rememberClients(deps.clientIp)
-  let inFlight = 0
-  let draining: { promise: Promise<void>; resolve: () => void } | undefined
-  const answered = () => {
-    inFlight--
-    if (inFlight === 0) draining?.resolve()
-  }
+  const inFlight = countInFlight()
 
   // `given` is the X-Request-Id to keep; streams and unmatched requests always get a fresh one.
   const contextOf = (req: Request, route: string, text: boolean, given: string | undefined): RequestCtx => {
@@ -131,12 +126,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   const wrap = (route: string, handler: RouteHandler, text: boolean, withoutRedis: boolean) => (req: Request, res: Response) => {
     const ctx = contextOf(req, route, text, req.headers['x-request-id'])
-    if (draining !== undefined) return finish(res, ctx, shuttingDown(text ? 'text' : 'json'), req, true)
+    if (inFlight.draining()) return finish(res, ctx, shuttingDown(text ? 'text' : 'json'), req, true)
     const tooLong = targetTooLong(req.path, req.path_query, text)
     if (tooLong !== null) return finish(res, ctx, tooLong, req)
     if (!withoutRedis && deps.redisUp?.() === false) return finish(res, ctx, serviceUnavailable(text ? 'text' : 'json'), req)
     let pending: Promise<Reply>
-    inFlight++
+    inFlight.enter()
     try {
       pending = handler(new RequestView(req), ctx)
     } catch (err) {
@@ -147,7 +142,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         (reply) => finish(res, ctx, reply, req),
         (err: unknown) => finish(res, ctx, failedReply(deps, err, ctx), req),
       )
-      .finally(answered)
+      .finally(inFlight.leave)
   }
 
   // A long-lived route (SSE, WebSocket upgrade): refusals in plain text without limit headers or request metrics, and
@@ -204,16 +199,33 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       log.error({ err, path: req.path }, 'handler error')
       if (!res.completed) send(res, jsonError(500, ErrorCode.Internal, 'internal error'), randomUUID(), req)
     },
+    drain: inFlight.drain,
+  }
+}
+
+/** Requests in a handler, counted so that a stopping front answers them before it closes its clients. */
+function countInFlight(): { enter(): void; leave(): void; draining(): boolean; drain(): Promise<void> } {
+  let count = 0
+  let drained: { promise: Promise<void>; resolve: () => void } | undefined
+  return {
+    enter: () => {
+      count++
+    },
+    leave: () => {
+      count--
+      if (count === 0) drained?.resolve()
+    },
+    draining: () => drained !== undefined,
     drain() {
-      if (draining === undefined) {
+      if (drained === undefined) {
         let resolve = () => {}
         const promise = new Promise<void>((r) => {
           resolve = r
         })
-        draining = { promise, resolve }
-        if (inFlight === 0) resolve()
+        drained = { promise, resolve }
+        if (count === 0) resolve()
       }
-      return draining.promise
+      return drained.promise
     },
   }
 }
