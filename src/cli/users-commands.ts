@@ -17,7 +17,8 @@ export async function usersShowCommand(ctx: ProcessContext, chatUser: string | u
   if (chatUser === undefined || !SNOWFLAKE.test(chatUser)) return usage('users show needs --chat-user with a Discord user id')
   const db = await openDatabase(ctx, 2)
   const redis = await openCliRedis(ctx)
-  const data = await buildMyDataReader(db, redis, ctx.keys, ctx.config)(chatUser)
+  const { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays } = ctx.config
+  const data = await buildMyDataReader(db, redis, ctx.keys, { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays })(chatUser)
   if (data === null) return { lines: [json ? 'null' : `the service keeps nothing about chat user ${chatUser}`], exitCode: 0 }
   if (json) return { lines: [JSON.stringify(exportMyData(data), null, 2)], exitCode: 0 }
   return { lines: renderMyData(data).replace(/\*\*/g, '').split('\n'), exitCode: 0 }

@@ -18,12 +18,15 @@ import { createUnknownCodeBudget } from '../redis/unknown-code-budget.js'
 import { createStreamHub, type StreamHub } from '../streams/stream-hub.js'
 import type { ProcessContext } from './process-context.js'
 import { startReadPath, type ReadPath } from '../redis/read-path.js'
-import { buildSafetyService } from './services.js'
+import { createSafetyService } from '../safety/safety-service.js'
+import { createDestinationRows } from '../mysql/destination-rows.js'
+import { createWatchlistRows } from '../mysql/watchlist-rows.js'
+import { createInfractionRows } from '../mysql/infraction-rows.js'
 import { createReadiness, keepCheckingReadiness } from '../health/readiness.js'
 import { mysqlCheck } from '../mysql/connection.js'
 import { keepBullHandle, openDatabaseLazily, openRedis } from './storage.js'
 import { createReplicaWait } from '../redis/replica-wait.js'
-import { findCodesOfPlatformUser } from '../mysql/code-rows.js'
+import { createCodeRows, findCodesOfPlatformUser } from '../mysql/code-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
 import { createUsageRecorder } from '../redis/key-usage.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
@@ -96,7 +99,8 @@ export async function startFront(
     claimIdempotencyKey: createIdempotencyKeys(redis, keys, IDEMPOTENCY_WINDOW_SECONDS),
     checkReady: readiness,
     redisUp: () => redis.status === 'ready' && queueRedis.status === 'ready',
-    staff: buildSafetyService(db, config),
+    // Only the front reads the safety settings (safety-service.ts), so only its runtime builds the service.
+    staff: createSafetyService({ codes: createCodeRows(db), infractions: createInfractionRows(db), watchlist: createWatchlistRows(db), destinations: createDestinationRows(db, config.discordApi) }, config),
     usage,
     push: {
       hasTarget: (keyId, universe) => pushTargets.exists(keyId, universe),

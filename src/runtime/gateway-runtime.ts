@@ -54,7 +54,7 @@ export async function startGateway(ctx: ProcessContext, metricsFactory?: Gateway
     whitelist,
     codes,
     forget: buildForgetService(db, cache, redis, keys),
-    myData: buildMyDataReader(db, redis, keys, config),
+    myData: buildMyDataReader(db, redis, keys, { logRetentionDays: config.logRetentionDays, messageRetentionDays: config.messageRetentionDays, forgetAfterLeaveDays: config.forgetAfterLeaveDays }),
     rows: { infractions: createInfractionRows(db), watchlist: createWatchlistRows(db), privacy: createPrivacyRows(db) },
     messages: createMessageCache(redis, keys),
     // An audit event counts as handed over once REDIS_WRITE_REPLICAS replicas hold it (on the connection that wrote it).

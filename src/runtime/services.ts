@@ -4,18 +4,15 @@
  */
 import type { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
-import type { Config } from '../config.js'
 import { createApiKeyService, type ApiKeyService } from '../auth/api-key-service.js'
 import { createCodeService, type CodeService } from '../codes/code-service.js'
 import { createGuildWhitelist, type GuildWhitelist } from '../gateway/guild-whitelist.js'
 import { createApiKeyRows } from '../mysql/api-key-rows.js'
 import { createCodeRows } from '../mysql/code-rows.js'
-import { createDestinationRows } from '../mysql/destination-rows.js'
 import { createGuildWhitelistRows } from '../mysql/guild-whitelist-rows.js'
 import { createInfractionRows } from '../mysql/infraction-rows.js'
 import type { Database } from '../mysql/schema.js'
 import { createTransactions } from '../mysql/transactions.js'
-import { createWatchlistRows } from '../mysql/watchlist-rows.js'
 import { createPushTargetRows } from '../mysql/push-target-rows.js'
 import { createOpenCloudPublish } from '../push/open-cloud.js'
 import { createPushTargets, type PushTargets } from '../push/push-targets.js'
@@ -23,7 +20,6 @@ import { createApiKeyCopy } from '../redis/api-key-copy.js'
 import type { CodeCache } from '../redis/code-cache.js'
 import { createGuildSet } from '../redis/guild-set.js'
 import type { RedisKeys } from '../redis/keys.js'
-import { createSafetyService, type SafetyService } from '../safety/safety-service.js'
 import { createForgetService, type ForgetService } from '../privacy/forget-service.js'
 import { createPrivacyRows } from '../mysql/privacy-rows.js'
 import { createPushSubscriptions } from '../redis/push-subscriptions.js'
@@ -41,16 +37,13 @@ export function buildForgetService(db: Kysely<Database>, cache: CodeCache, redis
   return createForgetService({ rows: createPrivacyRows(db), cache, push: createPushSubscriptions(redis, keys) })
 }
 
-/** The reader of what is kept about a chat user (`/mydata`, `users show`), with the deployment's retention settings. */
-export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, config: Pick<Config, keyof MyData['retention']>): (chatUserId: string) => Promise<MyData | null> {
-  const { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays } = config
-  return createMyDataReader({
-    rows: createPrivacyRows(db),
-    infractions: createInfractionRows(db),
-    presence: createPresenceStore(redis, keys),
-    push: createPushSubscriptions(redis, keys),
-    retention: { logRetentionDays, messageRetentionDays, forgetAfterLeaveDays },
-  })
+/**
+ * The reader of what is kept about a chat user (`/mydata`, `users show`). The caller reads the retention settings:
+ * every process reaches this file, and test/docker-compose.test.ts counts a setting read here as read by all of them.
+ */
+export function buildMyDataReader(db: Kysely<Database>, redis: Redis, keys: RedisKeys, retention: MyData['retention']): (chatUserId: string) => Promise<MyData | null> {
+  const [rows, infractions] = [createPrivacyRows(db), createInfractionRows(db)]
+  return createMyDataReader({ rows, infractions, presence: createPresenceStore(redis, keys), push: createPushSubscriptions(redis, keys), retention })
 }
 
 /** The API key service over MySQL and the front's Redis copy. */
@@ -61,12 +54,6 @@ export function buildApiKeyService(db: Kysely<Database>, redis: Redis, keys: Red
 /** The guild whitelist over MySQL and the gateway's Redis copy; `fromEnv` is GUILD_WHITELIST. */
 export function buildGuildWhitelist(db: Kysely<Database>, redis: Redis, keys: RedisKeys, fromEnv: readonly string[]): GuildWhitelist {
   return createGuildWhitelist({ rows: createGuildWhitelistRows(db), set: createGuildSet(redis, keys), fromEnv })
-}
-
-/** The safety and info reads over MySQL with the deployment's settings (stored destinations are re-read with DISCORD_API). */
-export function buildSafetyService(db: Kysely<Database>, config: Pick<Config, 'discordApi' | 'safetyReviewInfractions' | 'safetyUnsafeInfractions' | 'logDestinations'>): SafetyService {
-  const rows = { codes: createCodeRows(db), infractions: createInfractionRows(db), watchlist: createWatchlistRows(db) }
-  return createSafetyService({ ...rows, destinations: createDestinationRows(db, config.discordApi) }, config)
 }
 
 /** The push targets over MySQL; `secret` is PUSH_SECRET and `openCloudApi` OPEN_CLOUD_API (for `push test`). */
