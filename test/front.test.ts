@@ -11,6 +11,9 @@ import { entry, privateRedis, startPart, type Part } from './helpers/parts.js'
 import { freePort } from './helpers/scratch.js'
 import { eventually, getText, postJson, startStack } from './helpers/stack.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 const CHAT_USER = '500000000000000001'
 
 /** The bootstrap key (API_KEY) needs no Redis copy, which each empty Redis restart below loses. */

@@ -12,6 +12,9 @@ import { eventually, postJson, type Stack } from '../helpers/stack.js'
 import { deliveryStack, entryIds, makeHook, recorded, requests, settled, startSandbox, type Hook } from '../helpers/delivery-harness.js'
 import type { Sandbox } from '../../src/sandbox/create-sandbox.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 let sandbox: Sandbox
 let stack: Stack
 let ingameHook: Hook

@@ -13,6 +13,9 @@ import { descendants, entry, startPart, type Part } from '../helpers/parts.js'
 import { freePort } from '../helpers/scratch.js'
 import { eventually, startStack } from '../helpers/stack.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 const CHAT_USER = '500000000000000077'
 
 /** How long a body may take to arrive before the front answers 400 (short, so stalled senders are answered here). */

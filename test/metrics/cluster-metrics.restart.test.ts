@@ -6,6 +6,9 @@
 import t from 'tap'
 import { sampleValue, scrape, type Scrape } from '../helpers/prometheus-text.js'
 import { startFrontProcess } from '../helpers/front-process.js'
+
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
 t.test('a killed front worker is counted, and every scrape answers while it is restarted', async (t) => {
   const front = await startFrontProcess(t, 2)
   const restarts = (s: Scrape) => sampleValue(s, 'presence_link_front_worker_restarts_total')

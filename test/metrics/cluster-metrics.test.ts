@@ -6,6 +6,9 @@ import t from 'tap'
 import { sampleValue, scrape } from '../helpers/prometheus-text.js'
 import { callbacks200, getOnNewConnection, startFrontProcess } from '../helpers/front-process.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 t.test('the primary aggregates every cluster worker on METRICS_PORT', async (t) => {
   const front = await startFrontProcess(t, 2)
   const pids = await front.workerPids()

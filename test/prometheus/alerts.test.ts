@@ -13,6 +13,9 @@ import { ALL_METRICS, DELIVERY_DESTINATIONS, DELIVERY_RESULTS, QUEUE_STATES, ROU
 import { run, skipUnlessTool, which } from '../helpers/ops-tools.js'
 import { EXPORTER_METRIC_NAMES, metricNamesOf, PROMETHEUS_SERIES } from '../helpers/promql.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const RULES = join(ROOT, 'prometheus/alerts.yml')
 const RULE_TESTS = join(ROOT, 'prometheus/alerts.test.yml')

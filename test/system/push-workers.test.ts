@@ -8,6 +8,9 @@ import { entry, startPart, type Part } from '../helpers/parts.js'
 import { PUSH_TEST_SECRET, startPushWorld } from '../helpers/push-world.js'
 import { eventually } from '../helpers/stack.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 const UNIVERSE = 3001
 
 t.test('two push workers', async (t) => {

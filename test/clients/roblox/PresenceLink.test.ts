@@ -11,6 +11,9 @@ import { startGatewayStack, type GatewayStack } from '../../helpers/gateway-stac
 import { runLuauScenario } from '../../helpers/luau-scenario.js'
 import { eventually, getText, startStack } from '../../helpers/stack.js'
 
+// Slow on a busy machine (processes that load the TypeScript sources, or many runs): more than tap's 120 s per file.
+t.setTimeout(300_000)
+
 
 const MESSAGES = {
   bound: 'Linked! Your Discord activity now shows in this game.',
