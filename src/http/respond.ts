@@ -105,22 +105,22 @@ export function queueUnavailable(): Reply {
   return jsonError(503, ErrorCode.QueueUnavailable, 'the service cannot accept this right now; retry shortly', {}, { 'retry-after': '5' })
 }
 
-/** 503 while a dependency every request needs (Redis) is unreachable: JSON for the JSON routes, text for callbacks and rpc. */
-export function serviceUnavailable(type: 'json' | 'text'): Reply {
-  const message = 'temporarily unavailable; retry shortly'
-  const headers = { 'retry-after': '5' }
+/** A 503 `service_unavailable` with Retry-After, in JSON or in text. */
+function unavailable(type: 'json' | 'text', message: string, retryAfterSeconds: number): Reply {
+  const headers = { 'retry-after': String(retryAfterSeconds) }
   return type === 'text'
     ? textError(503, ErrorCode.ServiceUnavailable, message, headers)
     : jsonError(503, ErrorCode.ServiceUnavailable, message, {}, headers)
 }
 
+/** 503 while a dependency every request needs (Redis) is unreachable: JSON for the JSON routes, text for callbacks and rpc. */
+export function serviceUnavailable(type: 'json' | 'text'): Reply {
+  return unavailable(type, 'temporarily unavailable; retry shortly', 5)
+}
+
 /** A request that reached a front after it began to stop: another front (or this one restarted) takes it. */
 export function shuttingDown(type: 'json' | 'text'): Reply {
-  const message = 'this server is shutting down; retry shortly'
-  const headers = { 'retry-after': '1' }
-  return type === 'text'
-    ? textError(503, ErrorCode.ServiceUnavailable, message, headers)
-    : jsonError(503, ErrorCode.ServiceUnavailable, message, {}, headers)
+  return unavailable(type, 'this server is shutting down; retry shortly', 1)
 }
 
 const BIND_FAILURE: Record<'not_found' | 'banned' | 'invalidated', { http: number; message: string }> = {
