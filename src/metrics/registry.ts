@@ -11,12 +11,19 @@ import { Metric, type MetricSpec } from './metric-names.js'
 export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const
 
 /**
+ * How often the event loop's lag is sampled, in ms. prom-client's default, 10, wakes every process 100 times a second
+ * when it has nothing else to do (about 4 ms of CPU a second each, measured on an idle front and worker); 10 samples a
+ * second still give the lag percentiles 150 samples per 15 s scrape, and a stall longer than this is measured whole.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100
+
+/**
  * A process's registry with the default Node process metrics (CPU, memory, event loop lag, GC, handles), less
  * {@link DROPPED_DEFAULT_METRICS}, and `presence_link_build_info`.
  */
 export function createMetricsRegistry(): Registry {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS })
   for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name)
   const info = buildInfo()
   // `first`: the front's cluster primary sums its workers' metrics by default, and every worker reports this same 1.

@@ -1,8 +1,9 @@
 /**
  * The front's micro-batches on the real Redis and BullMQ: events accepted together become one `log-batch` job in their
- * order, an idle front writes at once, one write is in flight at a time, the bounds hold, and a failed write fails
- * every event that waited for it (and only those).
+ * order, an idle front writes at once, a busy one lingers for more while few wait, one write is in flight at a time,
+ * the bounds hold, and a failed write fails every event that waited for it (and only those).
  */
+import { setTimeout as delay } from 'node:timers/promises'
 import { Job, type Queue } from 'bullmq'
 import t from 'tap'
 import { createLogBatcher } from '../../src/queue/log-batcher.js'
@@ -72,6 +73,46 @@ t.test('events submitted together are one log-batch job, in order; a lone event 
     ids.map((id, i) => [id, `event ${i}`]),
     'the job holds each event under its id, as submitted',
   )
+})
+
+/** Resolves after `turns` turns of the event loop (a write due at the next turn has started by then). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+t.test('a busy front lingers: events that come one by one after a write share a job until enough wait', async (t) => {
+  const rec = recordingAdder(queue)
+  // A linger far longer than this test's steps, so whether a write has started shows which rule started it.
+  const batcher = createLogBatcher(rec.add, { minEvents: 5, lingerMs: 2_000 })
+  await batcher.submit(event(0), 'first')
+  t.same(rec.batches.map((b) => b.ids), [['first']], 'the first event (an idle front) is written at once')
+  const pending: Array<Promise<void>> = []
+  for (const id of ['b', 'c', 'd', 'e']) {
+    pending.push(batcher.submit(event(1), id))
+    await turns(3)
+  }
+  t.equal(rec.batches.length, 1, 'four events, each in a turn of its own right after a write: they wait for more')
+  pending.push(batcher.submit(event(1), 'f'))
+  await turns(3)
+  t.same(rec.batches[1]?.ids, ['b', 'c', 'd', 'e', 'f'], 'the fifth makes minEvents: written together without waiting out the linger')
+  await Promise.all(pending)
+  const lone = batcher.submit(event(2), 'lone')
+  await turns(3)
+  t.equal(rec.batches.length, 2, 'a lone event right after a write lingers')
+  await lone
+  t.same(rec.batches[2]?.ids, ['lone'], 'and is written when the linger ends')
+  t.equal(rec.overlapped(), false, 'never two writes in flight')
+})
+
+t.test('once the linger since the last write has passed, an event is written at once', async (t) => {
+  const rec = recordingAdder(queue)
+  const batcher = createLogBatcher(rec.add, { minEvents: 5, lingerMs: 50 })
+  await batcher.submit(event(0), 'one')
+  await delay(100)
+  const two = batcher.submit(event(1), 'two')
+  await turns(3)
+  t.same(rec.batches.map((b) => b.ids), [['one'], ['two']], 'written at the next turn, not held')
+  await two
 })
 
 t.test('under a flood, one write at a time; batches follow the order of submission and respect both bounds', async (t) => {

@@ -35,10 +35,24 @@ export function timeOrderedEventId(nowMs: number, uuid: string): string {
 export type LogBatch = v.InferOutput<typeof LogBatchSchema>
 
 /**
- * The front sends a batch as soon as the previous one is in Redis (one add in flight per front process), so a batch
- * holds what arrived during one round trip: no timer, no wait when the front is idle. These bound it under a burst.
+ * The front sends a batch once the previous one is in Redis (one add in flight per front process), so a batch holds
+ * at least what arrived during one round trip; an idle front writes at once. These bound it under a burst.
  */
 export const FRONT_BATCH_MAX_EVENTS = 500
+
+/**
+ * A busy front's batch of fewer events than this waits for more, up to FRONT_BATCH_LINGER_MS after the previous
+ * write started. A job costs Redis and the worker about ten times what one more event in it costs (BullMQ's add,
+ * fetch and completion scripts, the worker's turn): at 1,000 single events a second without it, each was a job.
+ */
+export const FRONT_BATCH_MIN_EVENTS = 64
+
+/**
+ * The longest a busy front holds a small batch, counted from the start of the previous write, so at most this much is
+ * added to a log request's answer (an idle front, with no write this recent, does not wait). It bounds a front
+ * process's log jobs to 1000 / FRONT_BATCH_LINGER_MS a second while batches are small. Kafka's producer lingers 5 ms.
+ */
+export const FRONT_BATCH_LINGER_MS = 10
 
 /** Bound of a front batch's events in bytes (by entryBytes), so one job stays small for Redis and the worker. */
 export const FRONT_BATCH_MAX_BYTES = 2 * 1024 * 1024
