@@ -42,15 +42,16 @@ export const FRONT_BATCH_MAX_EVENTS = 500
 
 /**
  * A busy front's batch of fewer events than this waits for more, up to FRONT_BATCH_LINGER_MS after the previous
- * write started. A job costs Redis and the worker about ten times what one more event in it costs (BullMQ's add,
- * fetch and completion scripts, the worker's turn): at 1,000 single events a second without it, each was a job.
+ * write started. A job costs Redis and the worker far more than one more event in it (BullMQ's add, fetches and
+ * completion): at 1,000 single events a second without the linger each event was a job, at about twice the CPU per
+ * event (docs/decisions.md, "single events at moderate load").
  */
 export const FRONT_BATCH_MIN_EVENTS = 64
 
 /**
  * The longest a busy front holds a small batch, counted from the start of the previous write, so at most this much is
  * added to a log request's answer (an idle front, with no write this recent, does not wait). It bounds a front
- * process's log jobs to 1000 / FRONT_BATCH_LINGER_MS a second while batches are small. Kafka's producer lingers 5 ms.
+ * process's small log jobs to 1000 / FRONT_BATCH_LINGER_MS a second.
  */
 export const FRONT_BATCH_LINGER_MS = 10
 
